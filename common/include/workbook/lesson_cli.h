@@ -1,0 +1,55 @@
+#pragma once
+/// \file
+/// \brief The flags every lesson shares, validated with one-line errors.
+
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace workbook {
+
+/// Defaults a lesson chooses for the shared flags.
+struct LessonDefaults {
+  std::string program;          ///< "lesson01": names the program in errors and help
+  std::string slug;             ///< "01_matmul_add": the lesson's folder under --out
+  std::string description;      ///< one line for --help
+  std::int64_t size = 64;       ///< default --size
+  std::int64_t max_size = 16384;
+  int steps = 3;                ///< default --steps (recorded steps)
+  int warmup = 1;               ///< default --warmup
+};
+
+/// The parsed flags: --size --dtype --device --steps --warmup --out --threads.
+struct LessonOptions {
+  std::int64_t size = 64;
+  c10::ScalarType dtype = c10::ScalarType::Float;
+  c10::Device device = c10::Device(c10::DeviceType::CPU);
+  int steps = 3;                ///< recorded (active) steps
+  int warmup = 1;               ///< warm-up steps before recording
+  int threads = 1;              ///< intra-op threads in use
+  std::filesystem::path out;    ///< the lesson's own folder: <--out>/<slug>
+  std::string slug;
+
+  /// "float32", "bfloat16", ...
+  std::string dtype_name() const;
+  /// "cpu" or "cuda".
+  std::string device_name() const;
+  /// File stem for outputs: "<size>_<dtype>_<device>", as in the articles.
+  std::string tag() const;
+};
+
+/// Parses and validates the shared flags. On bad input prints one line naming the flag to
+/// stderr and exits with status 2; on --help prints usage and exits 0. Creates the out folder
+/// (checked writable) and applies --threads.
+LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& defaults);
+
+/// Parses a dtype name (float32/float/fp32, float64/double, bfloat16/bf16, float16/half/fp16).
+/// Throws std::invalid_argument listing the accepted names.
+c10::ScalarType parse_dtype(const std::string& name);
+/// The canonical name of a dtype ("float32", "bfloat16", ...).
+std::string dtype_name(c10::ScalarType dtype);
+
+}  // namespace workbook

@@ -1,0 +1,124 @@
+#include "workbook/lesson_cli.h"
+
+#include <ATen/Parallel.h>
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <torch/cuda.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "workbook/atomic_file.h"
+
+namespace workbook {
+namespace {
+
+[[noreturn]] void usage_error(const std::string& program, const std::string& message) {
+  fmt::print(stderr, "{}: {}\n", program, message);
+  std::exit(2);
+}
+
+std::int64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? std::int64_t(pages) * page : std::int64_t(1) << 34;
+}
+
+}  // namespace
+
+c10::ScalarType parse_dtype(const std::string& name) {
+  static const std::map<std::string, c10::ScalarType> names{
+      {"float32", c10::ScalarType::Float},    {"float", c10::ScalarType::Float},
+      {"fp32", c10::ScalarType::Float},       {"float64", c10::ScalarType::Double},
+      {"double", c10::ScalarType::Double},    {"bfloat16", c10::ScalarType::BFloat16},
+      {"bf16", c10::ScalarType::BFloat16},    {"float16", c10::ScalarType::Half},
+      {"half", c10::ScalarType::Half},        {"fp16", c10::ScalarType::Half}};
+  auto it = names.find(name);
+  if (it == names.end())
+    throw std::invalid_argument("unknown dtype '" + name + "' (use float32, float64, bfloat16 or float16)");
+  return it->second;
+}
+
+std::string dtype_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::ScalarType::Float: return "float32";
+    case c10::ScalarType::Double: return "float64";
+    case c10::ScalarType::BFloat16: return "bfloat16";
+    case c10::ScalarType::Half: return "float16";
+    default: return c10::toString(dtype);
+  }
+}
+
+std::string LessonOptions::dtype_name() const { return workbook::dtype_name(dtype); }
+std::string LessonOptions::device_name() const { return device.is_cuda() ? "cuda" : "cpu"; }
+std::string LessonOptions::tag() const { return fmt::format("{}_{}_{}", size, dtype_name(), device_name()); }
+
+LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d) {
+  CLI::App app(d.description, d.program);
+  std::int64_t size = d.size;
+  std::string dtype_text, device_text = "auto", out_text = "traces";
+  int steps = d.steps, warmup = d.warmup;
+  int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  app.add_option("--size", size, fmt::format("matrix size n (1..{})", d.max_size))->capture_default_str();
+  app.add_option("--dtype", dtype_text, "float32 | float64 | bfloat16 | float16 (default: float32 on CPU, bfloat16 on CUDA)");
+  app.add_option("--device", device_text, "auto | cpu | cuda")->capture_default_str();
+  app.add_option("--steps", steps, "recorded (active) profiler steps")->capture_default_str();
+  app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str();
+  app.add_option("--out", out_text, "folder for traces; the lesson writes into <out>/<slug>")->capture_default_str();
+  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    fmt::print("{}", app.help());
+    std::exit(0);
+  } catch (const CLI::ParseError& e) {
+    usage_error(d.program, e.what());
+  }
+
+  LessonOptions o;
+  o.slug = d.slug;
+  if (size < 1 || size > d.max_size) usage_error(d.program, fmt::format("--size must be between 1 and {} (got {})", d.max_size, size));
+  if (steps < 1 || steps > 1000) usage_error(d.program, fmt::format("--steps must be between 1 and 1000 (got {})", steps));
+  if (warmup < 0 || warmup > 1000) usage_error(d.program, fmt::format("--warmup must be between 0 and 1000 (got {})", warmup));
+  if (threads < 1 || threads > 1024) usage_error(d.program, fmt::format("--threads must be between 1 and 1024 (got {})", threads));
+  o.size = size;
+  o.steps = steps;
+  o.warmup = warmup;
+
+  if (device_text == "auto") {
+    o.device = torch::cuda::is_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
+  } else if (device_text == "cpu") {
+    o.device = c10::Device(c10::DeviceType::CPU);
+  } else if (device_text == "cuda") {
+    if (!torch::cuda::is_available())
+      usage_error(d.program, "--device cuda: no CUDA GPU is usable here (LibTorch without CUDA, or no device); use --device cpu");
+    o.device = c10::Device(c10::DeviceType::CUDA, 0);
+  } else {
+    usage_error(d.program, fmt::format("--device must be auto, cpu or cuda (got '{}')", device_text));
+  }
+  try {
+    o.dtype = dtype_text.empty() ? (o.device.is_cuda() ? c10::ScalarType::BFloat16 : c10::ScalarType::Float)
+                                 : parse_dtype(dtype_text);
+  } catch (const std::invalid_argument& e) {
+    usage_error(d.program, std::string("--dtype: ") + e.what());
+  }
+  // Three n x n operands plus results must fit comfortably in memory.
+  const std::int64_t bytes = 4 * size * size * std::int64_t(c10::elementSize(o.dtype));
+  if (bytes > physical_memory_bytes() / 2)
+    usage_error(d.program, fmt::format("--size {} needs about {:.1f} GiB, more than half of this machine's memory", size,
+                                       double(bytes) / double(1 << 30)));
+
+  o.out = std::filesystem::path(out_text) / d.slug;
+  try {
+    write_file_atomically(o.out / ".write-check", "");
+    std::filesystem::remove(o.out / ".write-check");
+  } catch (const std::exception& e) {
+    usage_error(d.program, fmt::format("--out {}: not writable ({})", out_text, e.what()));
+  }
+  at::set_num_threads(threads);
+  o.threads = at::get_num_threads();
+  return o;
+}
+
+}  // namespace workbook

@@ -1,0 +1,46 @@
+#include "workbook/lesson_output.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "workbook/atomic_file.h"
+#include "workbook/chrome_trace.h"
+#include "workbook/machine.h"
+#include "workbook/svg.h"
+
+namespace workbook {
+
+void narrate(const std::string& text) {
+  std::istringstream words(text);
+  std::string word, line;
+  std::string out;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > 84) {
+      out += "  | " + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += "  | " + line + "\n";
+  fmt::print("\n{}\n", out);
+}
+
+void print_lesson_header(const std::string& title) {
+  fmt::print("== {} ==\n{}\n", title, machine_line(machine_info()));
+}
+
+OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
+                          const std::string& tag, const std::string& title) {
+  OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".svg")};
+  TraceOptions trace;
+  trace.trace_name = title;
+  write_chrome_trace(profile, files.trace, trace);
+  write_file_atomically(files.table, table_text);
+  TimelineOptions timeline;
+  timeline.title = title;
+  write_timeline_svg(profile, files.svg, timeline);
+  return files;
+}
+
+}  // namespace workbook

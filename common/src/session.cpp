@@ -1,0 +1,89 @@
+#include "workbook/session.h"
+
+#include <optional>
+
+#include "libtorch_profiler.h"
+#include "workbook/region.h"
+
+namespace workbook {
+
+struct Session::State {
+  Schedule schedule;
+  SessionOptions options;
+  detail::RecorderConfig config;
+  Schedule::Action action = Schedule::Action::none;
+  int step = 0;
+  int saved = 0;
+  bool finished = false;
+  std::optional<Region> step_region;
+  Profile last;
+
+  bool recording(Schedule::Action a) const {
+    return a == Schedule::Action::record || a == Schedule::Action::record_and_save;
+  }
+
+  void open_step_region() {
+    if (recording(action)) step_region.emplace("ProfilerStep#" + std::to_string(step));
+  }
+
+  void save() {
+    last = detail::stop_profiler();
+    ++saved;
+    if (options.on_trace_ready) options.on_trace_ready(last);
+  }
+
+  // The transitions of torch.profiler's _transit_action table.
+  void enter(Schedule::Action from, Schedule::Action to) {
+    if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
+    if (to == Schedule::Action::warmup) detail::prepare_profiler(config);
+    if (recording(to) && !detail::profiler_running()) detail::start_profiler(config);
+  }
+};
+
+Session::Session(Schedule schedule, SessionOptions options) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.schedule = schedule;
+  s.options = std::move(options);
+  s.config.record_shapes = s.options.record_shapes;
+  s.config.profile_memory = s.options.profile_memory;
+  s.config.with_flops = s.options.with_flops;
+  s.config.cuda = s.options.cuda;
+  s.action = s.schedule.action(0);
+  s.enter(Schedule::Action::none, s.action);
+  s.open_step_region();
+}
+
+Session::~Session() {
+  try {
+    if (state_ && !state_->finished) finish();
+  } catch (...) {
+    // A destructor must not throw; the profile is lost, the profiler is off.
+  }
+}
+
+void Session::step() {
+  State& s = *state_;
+  if (s.finished) return;
+  s.step_region.reset();
+  const Schedule::Action previous = s.action;
+  ++s.step;
+  s.action = s.schedule.action(s.step);
+  s.enter(previous, s.action);
+  s.open_step_region();
+}
+
+Profile Session::finish() {
+  State& s = *state_;
+  if (!s.finished) {
+    s.finished = true;
+    s.step_region.reset();
+    if (detail::profiler_running()) s.save();
+    s.action = Schedule::Action::none;
+  }
+  return s.last;
+}
+
+int Session::step_num() const { return state_->step; }
+int Session::cycles_saved() const { return state_->saved; }
+
+}  // namespace workbook

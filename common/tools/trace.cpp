@@ -1,0 +1,54 @@
+// `./workbook trace FILE [--sort KEY] [--limit N] [--json]`: the statistics table of any chrome
+// trace (ours, Kineto's save(), Python's export_chrome_trace).
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string>
+
+#include "workbook/chrome_trace.h"
+#include "workbook/key_averages.h"
+
+int main(int argc, char** argv) {
+  std::string file, sort_by = "cpu_time_total";
+  int limit = 30;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+    } else if ((arg == "--sort" || arg == "--limit") && i + 1 < argc) {
+      std::string value = argv[++i];
+      if (arg == "--sort") {
+        sort_by = value;
+      } else {
+        try {
+          limit = std::stoi(value);
+        } catch (...) {
+          fmt::print(stderr, "workbook trace: --limit takes a number (got '{}')\n", value);
+          return 2;
+        }
+      }
+    } else if (file.empty() && arg.rfind("--", 0) != 0) {
+      file = arg;
+    } else {
+      fmt::print(stderr, "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--json])\n", arg);
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    fmt::print(stderr, "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--json]\n");
+    return 2;
+  }
+  try {
+    const workbook::Profile profile = workbook::load_chrome_trace(file);
+    const workbook::KeyAverages averages(profile);
+    workbook::TableOptions options;
+    options.sort_by = sort_by;
+    options.row_limit = limit;
+    fmt::print("{}", json ? averages.to_json(options) : averages.table(options));
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "workbook trace: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+// Lesson 01 — profile matmul + bias (Part 1 of the articles).
+//
+// fn(x, w, b) = add(matmul(x, w), b), inside a region named "matmul_add", profiled with the
+// schedule wait=1, warmup=1, active=3 over 5 steps, then the statistics table and three files:
+// traces/01_matmul_add/<size>_<dtype>_<device>.{json,txt,svg}.
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "workbook/key_averages.h"
+#include "workbook/lesson_cli.h"
+#include "workbook/lesson_output.h"
+#include "workbook/region.h"
+#include "workbook/session.h"
+
+namespace {
+
+torch::Tensor matmul_add(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+  workbook::Region region("matmul_add");
+  return torch::add(torch::matmul(x, w), b);
+}
+
+void synchronize(const workbook::LessonOptions& opt) {
+  if (opt.device.is_cuda()) torch::cuda::synchronize();
+}
+
+int run(const workbook::LessonOptions& opt) {
+  using namespace workbook;
+  print_lesson_header("Lesson 01 · Profile matmul + bias");
+  torch::manual_seed(0);
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  const torch::Tensor x = torch::randn({opt.size, opt.size}, options);
+  const torch::Tensor w = torch::randn({opt.size, opt.size}, options);
+  const torch::Tensor b = torch::randn({opt.size}, options);
+
+  const Schedule schedule(/*wait=*/1, /*warmup=*/opt.warmup, /*active=*/opt.steps);
+  SessionOptions recording;
+  recording.record_shapes = true;
+  recording.profile_memory = true;
+  recording.with_flops = true;
+  recording.cuda = opt.device.is_cuda();
+
+  std::vector<double> step_us;
+  Session session(schedule, recording);
+  for (int step = 0; step < schedule.total_steps(); ++step) {
+    const auto start = std::chrono::steady_clock::now();
+    torch::Tensor y = matmul_add(x, w, b);
+    synchronize(opt);
+    step_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    session.step();
+  }
+  const Profile profile = session.finish();
+
+  fmt::print("\nmatmul_add at n={} ({}, {}): {} steps, {} recorded, {} events\n", opt.size, opt.dtype_name(),
+             opt.device_name(), schedule.total_steps(), opt.steps, profile.size());
+  narrate("The chain to look for: ProfilerStep#N -> matmul_add -> aten::matmul -> aten::mm, and aten::add "
+          "beside aten::matmul. Here is the first recorded step as a tree:");
+  const auto steps = profile.find_prefix("ProfilerStep#");
+  if (!steps.empty()) fmt::print("{}", format_tree(profile, steps.front(), 4));
+
+  const KeyAverages averages(profile);
+  const std::string sort_by = opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total";
+  const std::string table = averages.table(sort_by, 15);
+  fmt::print("\nkey_averages().table(sort_by=\"{}\", row_limit=15)\n{}", sort_by, table);
+
+  narrate("Self time is an op's own time, total time includes its children: aten::matmul has a large total but "
+          "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
+          "percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
+
+  std::vector<double> later(step_us.begin() + 1, step_us.end());
+  std::sort(later.begin(), later.end());
+  const double median_later = later.empty() ? step_us[0] : later[later.size() / 2];
+  fmt::print("wall time per step: first {:.1f} us, median of the others {:.1f} us ({:.1f}x)\n", step_us[0],
+             median_later, step_us[0] / median_later);
+  narrate("The first step pays for cold start: allocator pools, thread pools and caches warm up on first use. "
+          "That is why the schedule waits and warms up before recording; the articles saw a 228 us gap before "
+          "the first aten::matmul against 5 us later. At n=64 on an A100 they measured about 2.3 ms of CPU time "
+          "for 23 us of GPU work: overhead-bound. On the CPU there is no asynchronous launch, so every op's time "
+          "is spent right here, in this table.");
+
+  const OutputFiles files = write_outputs(profile, table, opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
+  fmt::print("wrote {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.svg.string());
+  fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  workbook::LessonDefaults defaults;
+  defaults.program = "lesson01";
+  defaults.slug = "01_matmul_add";
+  defaults.description = "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule";
+  defaults.size = 64;
+  const workbook::LessonOptions opt = workbook::parse_lesson_flags(argc, argv, defaults);
+  try {
+    return run(opt);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "lesson01: {}\n", e.what());
+    return 1;
+  }
+}

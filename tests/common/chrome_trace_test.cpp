@@ -1,0 +1,160 @@
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "workbook/chrome_trace.h"
+#include "workbook/key_averages.h"
+
+using workbook::Category;
+using workbook::Event;
+using workbook::Profile;
+using workbook::TraceError;
+
+namespace {
+
+Event ev(const char* name, std::int64_t start, std::int64_t end, Category c = Category::cpu_op) {
+  Event e;
+  e.name = name;
+  e.start_ns = start;
+  e.end_ns = end;
+  e.category = c;
+  e.thread = 3;
+  return e;
+}
+
+Profile gpu_profile() {
+  Event step = ev("ProfilerStep#2", 0, 100000, Category::user_annotation);
+  Event mm = ev("aten::mm", 1000, 50000);
+  mm.input_shapes = {{64, 64}, {64, 64}};
+  mm.flops = 524288;
+  Event launch = ev("cudaLaunchKernel", 2000, 3500, Category::runtime);
+  launch.correlation = 5;
+  Event kernel = ev("gemm", 10000, 40000, Category::kernel);
+  kernel.device = "cuda:0";
+  kernel.thread = 7;
+  kernel.correlation = 5;
+  Event alloc = ev("[memory]", 1500, 1500, Category::memory);
+  alloc.bytes = 16384;
+  return Profile({step, mm, launch, kernel, alloc});
+}
+
+}  // namespace
+
+TEST_CASE("export is Trace Event JSON in Kineto's dialect") {
+  workbook::TraceOptions options;
+  options.pid = 1234;
+  const auto json = nlohmann::json::parse(workbook::to_chrome_trace(gpu_profile(), options));
+  const auto& events = json.at("traceEvents");
+  int complete = 0, flows = 0, names = 0;
+  for (const auto& e : events) {
+    const std::string ph = e.at("ph");
+    if (ph == "X") {
+      ++complete;
+      for (const char* key : {"name", "cat", "pid", "tid", "ts", "dur"}) CHECK_MESSAGE(e.contains(key), key);
+    }
+    flows += (ph == "s" || ph == "f");
+    names += (ph == "M");
+  }
+  CHECK(complete == 4);
+  CHECK(flows == 2);
+  CHECK(names >= 3);
+  for (const auto& e : events) {
+    if (e.value("name", "") == "aten::mm") {
+      CHECK(e["ts"].get<double>() == doctest::Approx(1.0));
+      CHECK(e["dur"].get<double>() == doctest::Approx(49.0));
+      CHECK(e["args"]["Input Dims"] == nlohmann::json({{64, 64}, {64, 64}}));
+      CHECK(e["pid"] == 1234);
+    }
+    if (e.value("name", "") == "gemm") {
+      CHECK(e["cat"] == "kernel");
+      CHECK(e["pid"] == 0);
+      CHECK(e["tid"] == 7);
+    }
+  }
+}
+
+TEST_CASE("round trip keeps names, times, nesting, shapes, memory and kernels") {
+  const Profile p = gpu_profile();
+  const Profile back = workbook::parse_chrome_trace(workbook::to_chrome_trace(p));
+  REQUIRE(back.size() == p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    CHECK(back[i].name == p[i].name);
+    CHECK(back[i].start_ns == p[i].start_ns);
+    CHECK(back[i].end_ns == p[i].end_ns);
+    CHECK(back[i].category == p[i].category);
+    CHECK(back.parent(i) == p.parent(i));
+  }
+  const auto mm = back.find("aten::mm").at(0);
+  CHECK(back[mm].input_shapes == p[p.find("aten::mm").at(0)].input_shapes);
+  CHECK(back[mm].flops == 524288);
+  CHECK(back[back.find("[memory]").at(0)].bytes == 16384);
+  CHECK(back[back.find("gemm").at(0)].device == "cuda:0");
+  CHECK(workbook::KeyAverages(back).find("aten::mm")->self_device_us == doctest::Approx(30));
+}
+
+TEST_CASE("a Kineto trace (LibTorch's save(), Python's export) loads") {
+  const Profile p = workbook::load_chrome_trace(WORKBOOK_TEST_DATA "/kineto_cuda_sample.json");
+  CHECK(p.count("PyTorch Profiler (0)") == 0);  // the whole-trace span is not an activity
+  CHECK(p.count("aten::mm") == 1);
+  CHECK(p.count("cudaLaunchKernel") == 2);
+  const auto region = p.find("matmul_add").at(0);
+  CHECK(p.has_chain(region, {"aten::matmul", "aten::mm", "cudaLaunchKernel"}));
+  const auto kernel = p.find_prefix("ampere_bf16").at(0);
+  CHECK(p[kernel].category == Category::kernel);
+  CHECK(p[std::size_t(p.parent(kernel))].name == "cudaLaunchKernel");
+  CHECK(p[p.find("aten::add").at(0)].input_shapes == std::vector<std::vector<std::int64_t>>{{64, 64}, {64}, {}});
+  CHECK(p[0].start_ns == 0);
+  const workbook::KeyAverages k(p);
+  CHECK(k.find("aten::mm")->self_device_us == doctest::Approx(12));
+  CHECK(k.find("matmul_add")->device_total_us == doctest::Approx(15));
+}
+
+TEST_CASE("Python's legacy export (a bare array, string pids, no categories) loads") {
+  const char* legacy = R"([
+    {"name": "aten::matmul", "ph": "X", "ts": 10.5, "dur": 20, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "aten::mm", "ph": "X", "ts": 11, "dur": 18, "tid": 1, "pid": "CPU functions", "args": {}},
+    {"name": "matmul_add", "ph": "X", "ts": 10, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}}
+  ])";
+  const Profile p = workbook::parse_chrome_trace(legacy, "legacy.json");
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].name == "matmul_add");
+  CHECK(p[0].category == Category::user_annotation);
+  CHECK(p.has_chain(0, {"aten::matmul", "aten::mm"}));
+}
+
+TEST_CASE("bad traces are errors naming the source and the problem, never crashes") {
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"", "not valid JSON"},
+      {"{\"traceEvents\": [", "not valid JSON"},
+      {"{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}", "not valid JSON"},
+      {"{\"foo\": 1}", "no \"traceEvents\""},
+      {"{\"traceEvents\": 3}", "not an array"},
+      {"[1, 2]", "event 0 is not an object"},
+      {"[{\"name\": \"a\"}]", "'ph' is missing"},
+      {"[{\"ph\": \"X\", \"ts\": 1, \"dur\": 1}]", "'name' is missing"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]", "'ts' is missing or not a number"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": \"soon\", \"dur\": 1}]", "'ts' is missing or not a number"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}]", "'dur' is missing"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]", "negative duration"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1e300, \"dur\": 1}]", "out of range"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(c.text, "bad.json"), doctest::Contains(c.message), TraceError);
+    CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(c.text, "bad.json"), doctest::Contains("bad.json: "), TraceError);
+  }
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace("/nonexistent/t.json"), doctest::Contains("/nonexistent/t.json"), TraceError);
+}
+
+TEST_CASE("write_chrome_trace writes atomically and loads back") {
+  const auto path = std::filesystem::temp_directory_path() / ("wb-trace-" + std::to_string(::getpid()) + ".json");
+  workbook::write_chrome_trace(gpu_profile(), path);
+  CHECK(workbook::load_chrome_trace(path).size() == gpu_profile().size());
+  std::filesystem::remove(path);
+}

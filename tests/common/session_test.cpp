@@ -1,0 +1,1 @@
+#include "workbook_doctest.h"

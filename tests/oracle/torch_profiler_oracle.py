@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Outside oracle: Python's torch.profiler, run on the same workload as lesson 01, must see the
+same operators the same number of times as the workbook's C++ toolkit; and a trace exported by
+Python's own exporter must load through the workbook's importer with the same counts.
+
+Debian's python3-torch is the same LibTorch build as libtorch-dev. Exit 77 (skipped) without it.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+try:
+    import torch
+except ImportError:
+    print("SKIPPED: python3-torch is not installed, so there is no outside oracle to compare with")
+    sys.exit(77)
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lesson", required=True)
+parser.add_argument("--trace-tool", required=True)
+parser.add_argument("--work", required=True)
+args = parser.parse_args()
+work = Path(args.work)
+work.mkdir(parents=True, exist_ok=True)
+torch.set_num_threads(1)
+REGIONS = {"matmul_add", "ProfilerStep#2", "ProfilerStep#3", "ProfilerStep#4"}
+failures = []
+
+
+def compared(counts):
+    return {k: v for k, v in counts.items() if k.startswith("aten::") or k in REGIONS}
+
+
+def our_counts(trace):
+    out = subprocess.run([args.trace_tool, str(trace), "--json", "--limit", "0"],
+                         check=True, capture_output=True, text=True).stdout
+    return {row["name"]: row["count"] for row in json.loads(out)}
+
+
+def compare(what, python, ours):
+    python, ours = compared(python), compared(ours)
+    print(f"{what}: python {sorted(python.items())}")
+    print(f"{what}: ours   {sorted(ours.items())}")
+    if python != ours:
+        failures.append(f"{what}: python {python} != ours {ours}")
+    if not python:
+        failures.append(f"{what}: nothing to compare")
+
+
+def workload():
+    torch.manual_seed(0)
+    return torch.randn(64, 64), torch.randn(64, 64), torch.randn(64)
+
+
+# 1. Python's torch.profiler with the lesson's schedule vs lesson 01's own trace.
+x, w, b = workload()
+schedule = torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1)
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], schedule=schedule,
+                            record_shapes=True, profile_memory=True) as prof:
+    for _ in range(5):
+        with torch.profiler.record_function("matmul_add"):
+            y = torch.add(torch.matmul(x, w), b)
+        prof.step()
+python_counts = {e.key: e.count for e in prof.key_averages()}
+subprocess.run([args.lesson, "--size", "64", "--threads", "1", "--out", str(work)], check=True,
+               stdout=subprocess.DEVNULL)
+compare("torch.profiler vs lesson 01", python_counts, our_counts(work / "01_matmul_add" / "64_float32_cpu.json"))
+
+# 2. Python's own chrome-trace export (legacy exporter: Kineto's save() is absent in Debian 12's
+#    build) read back by our importer.
+with tempfile.TemporaryDirectory() as tmp:
+    exported = Path(tmp) / "python_export.json"
+    with torch.autograd.profiler.profile(use_kineto=False) as legacy:
+        for _ in range(3):
+            with torch.autograd.profiler.record_function("matmul_add"):
+                y = torch.add(torch.matmul(x, w), b)
+    legacy.export_chrome_trace(str(exported))
+    compare("python export_chrome_trace vs our importer", {e.key: e.count for e in legacy.key_averages()},
+            our_counts(exported))
+
+if failures:
+    print("\n".join(["FAILED:"] + failures))
+    sys.exit(1)
+print("oracle: op names and call counts agree with Python's torch.profiler")

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# smoke.sh LESSON_BINARY SLUG OUT_DIR: runs a lesson at a small size and checks that it wrote its
+# trace, table and figure, that the trace is Trace Event JSON, and that bad flags exit 2.
+set -u
+lesson=$1 slug=$2 out=$3
+rm -rf "$out/$slug"
+"$lesson" --size 16 --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
+for ext in json txt svg; do
+  n=$(find "$out/$slug" -name "*.$ext" | wc -l)
+  [ "$n" -ge 1 ] || { echo "smoke: no .$ext written under $out/$slug" >&2; exit 1; }
+done
+python3 - "$out/$slug" <<'PY' || exit 1
+import json, pathlib, sys
+for path in pathlib.Path(sys.argv[1]).glob("*.json"):
+    trace = json.loads(path.read_text())
+    events = trace["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    assert complete, f"{path}: no complete events"
+    for e in complete:
+        for key in ("name", "cat", "pid", "tid", "ts", "dur"):
+            assert key in e, f"{path}: event without {key}: {e}"
+        assert e["dur"] >= 0
+print("smoke: traces are valid Trace Event JSON")
+PY
+if ls "$out/$slug"/*.tmp.* >/dev/null 2>&1; then echo "smoke: temporary files left behind" >&2; exit 1; fi
+for bad in "--size 0" "--size -3" "--size abc" "--size 999999999" "--dtype int7" "--device tpu" "--steps 0" "--out /proc/version/x"; do
+  # shellcheck disable=SC2086
+  err=$("$lesson" $bad 2>&1 >/dev/null); status=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
+    echo "smoke: '$bad' gave exit $status and $lines lines of error (want 2 and 1): $err" >&2
+    exit 1
+  fi
+done
+echo "smoke: bad flags give one-line errors and exit 2"
