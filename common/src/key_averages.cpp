@@ -109,12 +109,14 @@ KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
       if (profile.parent(id) >= 0) continue;
     }
     std::string shapes = group_by_input_shape ? format_shapes(e.input_shapes) : "";
-    auto key = std::make_pair(e.name, shapes);
+    // Python folds every ProfilerStep#N into one "ProfilerStep*" row.
+    const std::string name = e.name.rfind("ProfilerStep#", 0) == 0 ? "ProfilerStep*" : e.name;
+    auto key = std::make_pair(name, shapes);
     auto it = index.find(key);
     if (it == index.end()) {
       it = index.emplace(key, rows_.size()).first;
       KeyAverage row;
-      row.name = e.name;
+      row.name = name;
       row.input_shapes = shapes;
       row.on_device = e.on_device();
       rows_.push_back(row);

@@ -80,7 +80,8 @@ struct Converter {
       if constexpr (std::is_same_v<F, tp::ExtraFields<tp::EventType::TorchOp>>) {
         e.category = fields.scope_ == at::RecordScope::USER_SCOPE ? Category::user_annotation : Category::cpu_op;
         e.input_shapes = input_shapes(fields);
-        e.flops = std::int64_t(tp::computeFlops(e.name, fields.extra_args_));  // 0 unless with_flops
+        // extra_args_ is only filled when FLOPs were asked for; computeFlops warns on empty ones.
+        if (!fields.extra_args_.empty()) e.flops = std::int64_t(tp::computeFlops(e.name, fields.extra_args_));
       } else if constexpr (std::is_same_v<F, tp::ExtraFields<tp::EventType::Allocation>>) {
         e.category = Category::memory;
         e.name = "[memory]";

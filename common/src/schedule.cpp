@@ -14,7 +14,14 @@ Schedule::Schedule(int wait_, int warmup_, int active_, int repeat_, int skip_fi
                                 " skip_first=" + std::to_string(skip_first) + ")");
 }
 
+Schedule Schedule::record_all() {
+  Schedule s(0, 0, 1, 0);
+  s.record_all_ = true;
+  return s;
+}
+
 Schedule::Action Schedule::action(int step) const {
+  if (record_all_) return Action::record;
   if (step < skip_first) return Action::none;
   step -= skip_first;
   const int cycle = wait + warmup + active;
@@ -25,6 +32,6 @@ Schedule::Action Schedule::action(int step) const {
   return at < cycle - 1 ? Action::record : Action::record_and_save;
 }
 
-int Schedule::total_steps() const { return repeat == 0 ? 0 : skip_first + repeat * (wait + warmup + active); }
+int Schedule::total_steps() const { return repeat == 0 || record_all_ ? 0 : skip_first + repeat * (wait + warmup + active); }
 
 }  // namespace workbook

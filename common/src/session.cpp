@@ -15,6 +15,7 @@ struct Session::State {
   int step = 0;
   int saved = 0;
   bool finished = false;
+  bool started = false;  // this session's recording is on
   std::optional<Region> step_region;
   Profile last;
 
@@ -27,6 +28,7 @@ struct Session::State {
   }
 
   void save() {
+    started = false;
     last = detail::stop_profiler();
     ++saved;
     if (options.on_trace_ready) options.on_trace_ready(last);
@@ -36,7 +38,10 @@ struct Session::State {
   void enter(Schedule::Action from, Schedule::Action to) {
     if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
     if (to == Schedule::Action::warmup) detail::prepare_profiler(config);
-    if (recording(to) && !detail::profiler_running()) detail::start_profiler(config);
+    if (recording(to) && !started) {
+      detail::start_profiler(config);  // throws when another session is recording
+      started = true;
+    }
   }
 };
 
@@ -77,7 +82,7 @@ Profile Session::finish() {
   if (!s.finished) {
     s.finished = true;
     s.step_region.reset();
-    if (detail::profiler_running()) s.save();
+    if (s.started) s.save();
     s.action = Schedule::Action::none;
   }
   return s.last;

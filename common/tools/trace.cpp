@@ -1,4 +1,4 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--json]`: the statistics table of any chrome
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json]`: the statistics table of any chrome
 // trace (ours, Kineto's save(), Python's export_chrome_trace).
 #include <fmt/format.h>
 
@@ -8,17 +8,33 @@
 #include "workbook/chrome_trace.h"
 #include "workbook/key_averages.h"
 
+namespace {
+
+// The events named `name` and everything beneath them.
+workbook::Profile subtrees(const workbook::Profile& profile, const std::string& name) {
+  std::vector<workbook::Event> kept;
+  for (auto root : profile.find(name)) {
+    kept.push_back(profile[root]);
+    for (auto id : profile.descendants(root)) kept.push_back(profile[id]);
+  }
+  return workbook::Profile(std::move(kept));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  std::string file, sort_by = "cpu_time_total";
+  std::string file, sort_by = "cpu_time_total", under;
   int limit = 30;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json") {
       json = true;
-    } else if ((arg == "--sort" || arg == "--limit") && i + 1 < argc) {
+    } else if ((arg == "--sort" || arg == "--limit" || arg == "--under") && i + 1 < argc) {
       std::string value = argv[++i];
-      if (arg == "--sort") {
+      if (arg == "--under") {
+        under = value;
+      } else if (arg == "--sort") {
         sort_by = value;
       } else {
         try {
@@ -31,16 +47,17 @@ int main(int argc, char** argv) {
     } else if (file.empty() && arg.rfind("--", 0) != 0) {
       file = arg;
     } else {
-      fmt::print(stderr, "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--json])\n", arg);
+      fmt::print(stderr, "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json])\n", arg);
       return 2;
     }
   }
   if (file.empty()) {
-    fmt::print(stderr, "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--json]\n");
+    fmt::print(stderr, "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json]\n");
     return 2;
   }
   try {
-    const workbook::Profile profile = workbook::load_chrome_trace(file);
+    workbook::Profile profile = workbook::load_chrome_trace(file);
+    if (!under.empty()) profile = subtrees(profile, under);
     const workbook::KeyAverages averages(profile);
     workbook::TableOptions options;
     options.sort_by = sort_by;

@@ -47,19 +47,29 @@ TEST_CASE("rows add up self and total time like FunctionEventAvg") {
 
 TEST_CASE("the table has Python's layout, percentages of total self time, and the footer") {
   const std::string t = KeyAverages(step_profile()).table("cpu_time_total", 100);
-  const std::string sep = std::string(18, '-') + "  " + [] {
+  // The name column is the longest key ("ProfilerStep*") plus 4.
+  const std::string sep = std::string(17, '-') + "  " + [] {
     std::string s;
     for (int i = 0; i < 6; ++i) s += std::string(12, '-') + "  ";
     return s;
   }() + "\n";
   CHECK(t.rfind(sep, 0) == 0);
-  CHECK(t.find("              Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  \n") != std::string::npos);
-  CHECK(t.find("          aten::mm        40.00%      40.000us        40.00%      40.000us      40.000us             1  \n") != std::string::npos);
-  CHECK(t.find("    ProfilerStep#2        10.00%      10.000us       100.00%     100.000us     100.000us             1  \n") != std::string::npos);
+  CHECK(t.find("             Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  \n") != std::string::npos);
+  CHECK(t.find("         aten::mm        40.00%      40.000us        40.00%      40.000us      40.000us             1  \n") != std::string::npos);
+  CHECK(t.find("    ProfilerStep*        10.00%      10.000us       100.00%     100.000us     100.000us             1  \n") != std::string::npos);
   CHECK(t.find("Self CPU time total: 100.000us\n") != std::string::npos);
   // Sorted by CPU total, descending: the step first, aten::mm (40) before aten::add (30).
-  CHECK(t.find("ProfilerStep#2") < t.find("matmul_add"));
+  CHECK(t.find("ProfilerStep*") < t.find("matmul_add"));
   CHECK(t.find("aten::mm") < t.find("aten::add"));
+}
+
+TEST_CASE("every ProfilerStep#N folds into one ProfilerStep* row, as in Python") {
+  const Profile p({ev("ProfilerStep#2", 0, 10, Category::user_annotation), ev("ProfilerStep#3", 20, 40, Category::user_annotation)});
+  const KeyAverages k(p);
+  REQUIRE(k.rows().size() == 1);
+  CHECK(k.rows()[0].name == "ProfilerStep*");
+  CHECK(k.rows()[0].count == 2);
+  CHECK(k.rows()[0].cpu_total_us == doctest::Approx(30));
 }
 
 TEST_CASE("sort keys, stable order and row_limit") {
@@ -67,7 +77,7 @@ TEST_CASE("sort keys, stable order and row_limit") {
   const auto by_self = k.sorted("self_cpu_time_total");
   CHECK(by_self[0].name == "aten::mm");
   CHECK(by_self[1].name == "aten::add");
-  CHECK(by_self[2].name == "ProfilerStep#2");  // ties keep first-seen order
+  CHECK(by_self[2].name == "ProfilerStep*");  // ties keep first-seen order
   CHECK(by_self[3].name == "matmul_add");
   const std::string two = k.table("self_cpu_time_total", 2);
   CHECK(two.find("aten::add") != std::string::npos);
@@ -144,7 +154,7 @@ TEST_CASE("JSON and CSV carry the same rows") {
   const KeyAverages k(step_profile());
   const auto json = nlohmann::json::parse(k.to_json());
   REQUIRE(json.size() == 5);
-  CHECK(json[0]["name"] == "ProfilerStep#2");
+  CHECK(json[0]["name"] == "ProfilerStep*");
   CHECK(json[0]["cpu_total_us"].get<double>() == doctest::Approx(100));
   const std::string csv = k.to_csv();
   CHECK(csv.rfind("name,input_shapes,count,self_cpu_us", 0) == 0);

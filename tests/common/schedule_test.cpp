@@ -32,6 +32,13 @@ TEST_CASE("skip_first and repeat follow Python's arithmetic") {
   CHECK(forever.action(1000) == A::record_and_save);
 }
 
+TEST_CASE("record_all records every step and never saves early") {
+  const auto all = workbook::Schedule::record_all();
+  CHECK(all.action(0) == A::record);
+  CHECK(all.action(123456) == A::record);
+  CHECK(all.total_steps() == 0);
+}
+
 TEST_CASE("invalid schedules are refused with the numbers in the message") {
   CHECK_THROWS_AS(workbook::Schedule(1, 1, 0), std::invalid_argument);
   CHECK_THROWS_WITH_AS(workbook::Schedule(-1, 1, 1), doctest::Contains("wait=-1"), std::invalid_argument);

@@ -1,1 +1,123 @@
+// The toolkit on real LibTorch runs.
 #include "workbook_doctest.h"
+
+#include <stdexcept>
+#include <thread>
+
+#include "workbook/region.h"
+#include "workbook/session.h"
+
+using workbook::Profile;
+using workbook::Region;
+using workbook::Schedule;
+using workbook::Session;
+
+namespace {
+
+const torch::Tensor& small() {
+  static const torch::Tensor t = torch::ones({8, 8});
+  return t;
+}
+
+Profile run_steps(Session& session, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    {
+      Region region("work");
+      torch::Tensor y = torch::mm(small(), small());
+    }
+    session.step();
+  }
+  return session.finish();
+}
+
+}  // namespace
+
+TEST_CASE("a schedule records only its active steps, as ProfilerStep#N regions") {
+  Session session(Schedule(1, 1, 3));
+  const Profile p = run_steps(session, 5);
+  const auto steps = p.find_prefix("ProfilerStep#");
+  REQUIRE(steps.size() == 3);
+  CHECK(p[steps[0]].name == "ProfilerStep#2");
+  CHECK(p[steps[1]].name == "ProfilerStep#3");
+  CHECK(p[steps[2]].name == "ProfilerStep#4");
+  CHECK(p.count("work") == 3);
+  CHECK(p.count("aten::mm") == 3);
+  for (auto s : steps) CHECK(p.parent(s) == -1);
+  for (const auto& e : p.events()) {
+    CHECK(e.start_ns >= 0);
+    CHECK(e.end_ns >= e.start_ns);
+  }
+}
+
+TEST_CASE("on_trace_ready gets every cycle; finish returns the last") {
+  int calls = 0;
+  std::vector<std::size_t> counts;
+  workbook::SessionOptions options;
+  options.on_trace_ready = [&](const Profile& p) {
+    ++calls;
+    counts.push_back(p.count("aten::mm"));
+  };
+  Session session(Schedule(1, 0, 2, 2), options);
+  const Profile last = run_steps(session, 6);
+  CHECK(calls == 2);
+  CHECK(session.cycles_saved() == 2);
+  CHECK(counts == std::vector<std::size_t>{2, 2});
+  CHECK(last.find_prefix("ProfilerStep#").size() == 2);
+  CHECK(last.count("ProfilerStep#4") == 1);
+}
+
+TEST_CASE("without a schedule every step is recorded until finish") {
+  Session session;
+  const Profile p = run_steps(session, 3);
+  CHECK(p.count("aten::mm") == 3);
+  CHECK(p.count("ProfilerStep#0") == 1);
+}
+
+TEST_CASE("shapes, memory and FLOPs are recorded when asked") {
+  workbook::SessionOptions options;
+  options.record_shapes = options.profile_memory = options.with_flops = true;
+  Session session(Schedule(0, 0, 1), options);
+  const Profile p = run_steps(session, 1);
+  const auto mm = p.find("aten::mm").at(0);
+  CHECK(p[mm].input_shapes == std::vector<std::vector<std::int64_t>>{{8, 8}, {8, 8}});
+  CHECK(p[mm].flops == 2 * 8 * 8 * 8);
+  bool allocated = false;
+  for (auto child : p.children(mm))
+    allocated = allocated || (p[child].category == workbook::Category::memory && p[child].bytes == 8 * 8 * 4);
+  CHECK(allocated);
+}
+
+TEST_CASE("regions nest, and record nothing when no session runs") {
+  {
+    Region ignored("not recorded");
+  }
+  Session session(Schedule(0, 0, 1));
+  {
+    Region outer("outer");
+    Region inner("inner");
+    torch::Tensor y = small() + 1;
+  }
+  session.step();
+  const Profile p = session.finish();
+  CHECK(p.count("not recorded") == 0);
+  const auto outer = p.find("outer").at(0);
+  CHECK(p.has_chain(outer, {"inner", "aten::add"}));
+}
+
+TEST_CASE("recording is per thread: a plain std::thread is not seen") {
+  Session session(Schedule(0, 0, 1));
+  std::thread worker([] { torch::Tensor y = torch::mm(small(), small()); });
+  worker.join();
+  session.step();
+  CHECK(session.finish().count("aten::mm") == 0);
+}
+
+TEST_CASE("one session at a time; a session left unfinished stops cleanly") {
+  {
+    Session first(Schedule(0, 0, 1));
+    auto second = [] { Session again(Schedule(0, 0, 1)); };
+    CHECK_THROWS_WITH_AS(second(), doctest::Contains("already recording"), std::logic_error);
+  }
+  Session again(Schedule(0, 0, 1));
+  CHECK(run_steps(again, 1).count("aten::mm") == 1);
+}

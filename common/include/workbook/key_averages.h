@@ -47,7 +47,8 @@ struct TableOptions {
 /// The grouped statistics of a profile: Python's `EventList.key_averages()`.
 class KeyAverages {
  public:
-  /// Groups by name (and by input shapes when asked), in order of first appearance.
+  /// Groups by name (and by input shapes when asked), in order of first appearance. As in
+  /// Python, every `ProfilerStep#N` goes into one `ProfilerStep*` row.
   explicit KeyAverages(const Profile& profile, bool group_by_input_shape = false);
 
   /// The rows, in order of first appearance.

@@ -23,14 +23,20 @@ struct Schedule {
   int repeat = 1;      ///< cycles; 0 repeats for ever
   int skip_first = 0;  ///< idle steps before the first cycle
 
+  /// Python's default when no schedule is given: every step is recorded until the end.
+  static Schedule record_all();
+
   Schedule() = default;
   /// Throws std::invalid_argument for negative counts or active < 1.
   Schedule(int wait, int warmup, int active, int repeat = 1, int skip_first = 0);
 
   /// The action for a step, with Python's arithmetic.
   Action action(int step) const;
-  /// Steps needed to run every cycle once through (skip_first + repeat cycles); 0 when repeat is 0.
+  /// Steps needed to run every cycle once through (skip_first + repeat cycles); 0 when it never ends.
   int total_steps() const;
+
+ private:
+  bool record_all_ = false;
 };
 
 /// What a session records, named like Python's keyword arguments.
@@ -49,7 +55,7 @@ struct SessionOptions {
 class Session {
  public:
   /// Starts a session; with the default schedule every step is recorded until finish().
-  explicit Session(Schedule schedule = Schedule(0, 0, 1, 0), SessionOptions options = {});
+  explicit Session(Schedule schedule = Schedule::record_all(), SessionOptions options = {});
   /// Stops recording if finish() was not called.
   ~Session();
   Session(const Session&) = delete;
