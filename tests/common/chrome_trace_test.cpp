@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "synthetic_events.h"
 #include "workbook/chrome_trace.h"
 #include "workbook/key_averages.h"
 
@@ -15,13 +16,7 @@ using workbook::TraceError;
 namespace {
 
 Event ev(const char* name, std::int64_t start, std::int64_t end, Category c = Category::cpu_op) {
-  Event e;
-  e.name = name;
-  e.start_ns = start;
-  e.end_ns = end;
-  e.category = c;
-  e.thread = 3;
-  return e;
+  return testing::make_event(name, start, end, c, 3);
 }
 
 Profile gpu_profile() {

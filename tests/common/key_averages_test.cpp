@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "synthetic_events.h"
 #include "workbook/key_averages.h"
 
 using workbook::Category;
@@ -12,14 +13,9 @@ using workbook::Profile;
 
 namespace {
 
+// Times in microseconds here, as in Python's tables.
 Event ev(const char* name, std::int64_t start_us, std::int64_t end_us, Category c = Category::cpu_op) {
-  Event e;
-  e.name = name;
-  e.start_ns = start_us * 1000;
-  e.end_ns = end_us * 1000;
-  e.category = c;
-  e.thread = 1;
-  return e;
+  return testing::make_event(name, start_us * 1000, end_us * 1000, c);
 }
 
 // ProfilerStep#2 [0,100] > matmul_add [5,95] > {aten::matmul [10,60] > aten::mm [20,60], aten::add [60,90]}

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "synthetic_events.h"
 #include "workbook/profile.h"
 
 using workbook::Category;
@@ -8,20 +9,12 @@ using workbook::Profile;
 
 namespace {
 
-Event ev(const char* name, std::int64_t start, std::int64_t end, Category c = Category::cpu_op, std::uint64_t thread = 1) {
-  Event e;
-  e.name = name;
-  e.start_ns = start;
-  e.end_ns = end;
-  e.category = c;
-  e.thread = thread;
-  return e;
-}
+using testing::make_event;
 
 // step [0,100] > region [5,95] > matmul [10,60] > mm [20,60]; add [60,90]; given out of order.
 Profile sample() {
-  return Profile({ev("aten::add", 60, 90), ev("aten::mm", 20, 60), ev("ProfilerStep#2", 0, 100, Category::user_annotation),
-                  ev("aten::matmul", 10, 60), ev("matmul_add", 5, 95, Category::user_annotation)});
+  return Profile({make_event("aten::add", 60, 90), make_event("aten::mm", 20, 60), make_event("ProfilerStep#2", 0, 100, Category::user_annotation),
+                  make_event("aten::matmul", 10, 60), make_event("matmul_add", 5, 95, Category::user_annotation)});
 }
 
 }  // namespace
@@ -53,14 +46,14 @@ TEST_CASE("self time is total minus the direct children's totals") {
 }
 
 TEST_CASE("threads nest separately") {
-  const Profile p({ev("outer", 0, 100, Category::cpu_op, 1), ev("other_thread", 10, 20, Category::cpu_op, 2)});
+  const Profile p({make_event("outer", 0, 100, Category::cpu_op, 1), make_event("other_thread", 10, 20, Category::cpu_op, 2)});
   CHECK(p.roots().size() == 2);
 }
 
 TEST_CASE("memory instants join the innermost op and do not reduce self time") {
-  Event alloc = ev("[memory]", 30, 30, Category::memory);
+  Event alloc = make_event("[memory]", 30, 30, Category::memory);
   alloc.bytes = 4096;
-  const Profile p({ev("aten::mm", 20, 60), alloc});
+  const Profile p({make_event("aten::mm", 20, 60), alloc});
   const auto mm = p.find("aten::mm").at(0);
   REQUIRE(p.children(mm).size() == 1);
   CHECK(p[p.children(mm)[0]].bytes == 4096);
@@ -68,12 +61,12 @@ TEST_CASE("memory instants join the innermost op and do not reduce self time") {
 }
 
 TEST_CASE("a kernel hangs under the launch with its correlation id") {
-  Event launch = ev("cudaLaunchKernel", 25, 30, Category::runtime);
+  Event launch = make_event("cudaLaunchKernel", 25, 30, Category::runtime);
   launch.correlation = 7;
-  Event kernel = ev("gemm_kernel", 40, 140, Category::kernel, 7);
+  Event kernel = make_event("gemm_kernel", 40, 140, Category::kernel, 7);
   kernel.device = "cuda:0";
   kernel.correlation = 7;
-  const Profile p({ev("aten::mm", 20, 60), launch, kernel});
+  const Profile p({make_event("aten::mm", 20, 60), launch, kernel});
   const auto k = p.find("gemm_kernel").at(0);
   CHECK(p[std::size_t(p.parent(k))].name == "cudaLaunchKernel");
   // Device time does not count against host self time.
