@@ -16,6 +16,7 @@ struct Session::State {
   int saved = 0;
   bool finished = false;
   bool started = false;  // this session's recording is on
+  bool libtorch_saved = false;
   std::optional<Region> step_region;
   Profile last;
 
@@ -29,7 +30,7 @@ struct Session::State {
 
   void save() {
     started = false;
-    last = detail::stop_profiler();
+    last = detail::stop_profiler(options.libtorch_trace_path, &libtorch_saved);
     ++saved;
     if (options.on_trace_ready) options.on_trace_ready(last);
   }
@@ -90,5 +91,6 @@ Profile Session::finish() {
 
 int Session::step_num() const { return state_->step; }
 int Session::cycles_saved() const { return state_->saved; }
+bool Session::libtorch_trace_saved() const { return state_->libtorch_saved; }
 
 }  // namespace workbook

@@ -4,6 +4,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
+#include "workbook/chrome_trace.h"
+#include "workbook/key_averages.h"
+#include "workbook/machine.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
 
@@ -120,4 +125,34 @@ TEST_CASE("one session at a time; a session left unfinished stops cleanly") {
   }
   Session again(Schedule(0, 0, 1));
   CHECK(run_steps(again, 1).count("aten::mm") == 1);
+}
+
+TEST_CASE("with Kineto, LibTorch's own save() and our export agree on the ops") {
+  if (!workbook::machine_info().kineto) {
+    MESSAGE("skipped: this LibTorch has no Kineto, so ProfilerResult::save() cannot write a trace");
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / ("wb-kineto-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  workbook::SessionOptions options;
+  options.libtorch_trace_path = (dir / "libtorch.json").string();
+  Session session(Schedule(1, 1, 2), options);
+  const Profile ours = run_steps(session, 4);
+  REQUIRE(session.libtorch_trace_saved());
+  workbook::write_chrome_trace(ours, dir / "ours.json");
+  const Profile theirs = workbook::load_chrome_trace(dir / "libtorch.json");
+  const Profile ours_back = workbook::load_chrome_trace(dir / "ours.json");
+  std::filesystem::remove_all(dir);
+  for (const char* name : {"aten::mm", "work"}) {
+    CAPTURE(name);
+    CHECK(theirs.count(name) == 2);
+    CHECK(ours_back.count(name) == theirs.count(name));
+  }
+  const workbook::KeyAverages a(theirs), b(ours_back);
+  for (const auto& row : a.rows()) {
+    if (row.name.rfind("aten::", 0) != 0) continue;
+    CAPTURE(row.name);
+    REQUIRE(b.find(row.name) != nullptr);
+    CHECK(b.find(row.name)->count == row.count);
+  }
 }

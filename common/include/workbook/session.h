@@ -45,6 +45,9 @@ struct SessionOptions {
   bool profile_memory = false;  ///< allocations and frees
   bool with_flops = false;      ///< estimated FLOPs of matmul-like ops
   bool cuda = false;            ///< CUDA activity too (kernels, launches); needs LibTorch with CUDA
+  /// When not empty, LibTorch's own trace writer (`ProfilerResult::save()`, Kineto only) also
+  /// writes each cycle's trace here; see Session::libtorch_trace_saved().
+  std::string libtorch_trace_path;
   /// Called with each cycle's profile when its last active step ends (Python's on_trace_ready).
   std::function<void(const Profile&)> on_trace_ready;
 };
@@ -70,6 +73,8 @@ class Session {
   int step_num() const;
   /// How many cycles were handed to on_trace_ready so far.
   int cycles_saved() const;
+  /// Whether LibTorch's own save() wrote libtorch_trace_path for the last cycle (never without Kineto).
+  bool libtorch_trace_saved() const;
 
  private:
   struct State;
