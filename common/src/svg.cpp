@@ -90,7 +90,8 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
     const double x = x_of(t);
     svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#ccc\"/>\n", x, axis_y + 2, x,
                        height - margin);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{}</text>\n", x, axis_y,
+    const char* anchor = k == 0 ? "start" : k == 4 ? "end" : "middle";  // keep the end labels inside
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#555\">{}</text>\n", x, axis_y, anchor,
                        escape(format_time_us(double(t - t0) / 1e3)));
   }
   for (auto& [lane, top] : lane_top) {
