@@ -13,12 +13,34 @@
 #include "workbook/atomic_file.h"
 
 namespace workbook {
-namespace {
 
-[[noreturn]] void usage_error(const std::string& program, const std::string& message) {
+void usage_error(const std::string& program, const std::string& message) {
   fmt::print(stderr, "{}: {}\n", program, message);
   std::exit(2);
 }
+
+std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max) {
+  std::vector<std::int64_t> sizes;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+      value = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || value < 1 || value > max)
+      throw std::invalid_argument(fmt::format("'{}' is not a size between 1 and {}", item, max));
+    sizes.push_back(value);
+    at = comma + 1;
+  }
+  return sizes;
+}
+
+namespace {
 
 std::int64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
@@ -67,6 +89,13 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str();
   app.add_option("--out", out_text, "folder for traces; the lesson writes into <out>/<slug>")->capture_default_str();
   app.add_option("--threads", threads, "intra-op threads (default: all cores)")->capture_default_str();
+  for (const ExtraFlag& flag : d.extra) {
+    if (flag.is_switch) {
+      app.add_flag_callback(flag.name, [value = flag.value] { *value = "1"; }, flag.help);
+    } else {
+      app.add_option(flag.name, *flag.value, flag.help);
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -170,6 +170,33 @@ std::int64_t Profile::span_ns() const {
   return last - first;
 }
 
+std::int64_t self_ns_of(const Profile& profile, const std::vector<std::string_view>& names) {
+  std::int64_t sum = 0;
+  for (EventId id = 0; id < profile.size(); ++id)
+    if (std::find(names.begin(), names.end(), profile[id].name) != names.end()) sum += profile.self_ns(id);
+  return sum;
+}
+
+std::int64_t interval_union_ns(const Profile& profile, const std::vector<EventId>& ids) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  for (EventId id : ids) spans.emplace_back(profile[id].start_ns, profile[id].end_ns);
+  std::sort(spans.begin(), spans.end());
+  std::int64_t total = 0, open_start = 0, open_end = 0;
+  bool open = false;
+  for (const auto& [start, end] : spans) {
+    if (open && start <= open_end) {
+      open_end = std::max(open_end, end);
+      continue;
+    }
+    if (open) total += open_end - open_start;
+    open_start = start;
+    open_end = end;
+    open = true;
+  }
+  if (open) total += open_end - open_start;
+  return total;
+}
+
 std::string format_tree(const Profile& profile, EventId root, int max_depth) {
   std::string out;
   const int base = profile.depth(root);

@@ -82,3 +82,12 @@ TEST_CASE("find_prefix, of_category and format_tree") {
   CHECK(tree.find("\n      aten::mm") != std::string::npos);
   CHECK(workbook::category_name(Category::runtime) == "cuda_runtime");
 }
+
+TEST_CASE("self_ns_of sums self times by name; interval_union_ns counts overlap once") {
+  const Profile p = sample();
+  CHECK(workbook::self_ns_of(p, {"aten::mm", "aten::add"}) == 40 + 30);
+  CHECK(workbook::self_ns_of(p, {"nothing"}) == 0);
+  const Profile k({make_event("k1", 0, 10), make_event("k2", 5, 20), make_event("k3", 30, 40), make_event("k4", 40, 45)});
+  CHECK(workbook::interval_union_ns(k, {0, 1, 2, 3}) == 20 + 15);
+  CHECK(workbook::interval_union_ns(k, {}) == 0);
+}

@@ -28,3 +28,22 @@ TEST_CASE("an empty profile still gives a valid picture") {
   const std::string svg = workbook::timeline_svg(workbook::Profile{});
   CHECK(svg.find("</svg>") != std::string::npos);
 }
+
+TEST_CASE("a log-log line plot has a polyline per series, a legend and both axes") {
+  workbook::Series compute{"compute", {16, 64, 256}, {1, 10, 1000}, "#4e79a7", false};
+  workbook::Series busy{"busy fraction", {16, 64, 256}, {0.1, 0.5, 0.99}, "#e15759", true};
+  workbook::PlotOptions options;
+  options.title = "sweep";
+  options.x_label = "n";
+  options.y_label = "us per step";
+  options.right_label = "busy fraction";
+  const std::string svg = workbook::line_plot_svg({compute}, options, {busy});
+  std::size_t lines = 0;
+  for (auto at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) ++lines;
+  CHECK(lines == 2);
+  CHECK(svg.find(">busy fraction</text>") != std::string::npos);
+  CHECK(svg.find(">256</text>") != std::string::npos);
+  CHECK(svg.find(">1000</text>") != std::string::npos);  // the log axis reaches the next power of ten
+  CHECK(svg.find("stroke-dasharray") != std::string::npos);
+  CHECK(svg.find("nan") == std::string::npos);
+}

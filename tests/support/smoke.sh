@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# smoke.sh LESSON_BINARY SLUG OUT_DIR: runs a lesson at a small size and checks that it wrote its
-# trace, table and figure, that the trace is Trace Event JSON, and that bad flags exit 2.
+# smoke.sh LESSON_BINARY SLUG OUT_DIR [FLAGS...]: runs a lesson with FLAGS (small sizes) and checks
+# that it wrote its traces, tables and figures, that every trace is Trace Event JSON, and that bad
+# flags exit 2 with a one-line error.
 set -u
 lesson=$1 slug=$2 out=$3
+shift 3
 rm -rf "$out/$slug"
-"$lesson" --size 16 --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
+"$lesson" "$@" --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
 for ext in json txt svg; do
   n=$(find "$out/$slug" -name "*.$ext" | wc -l)
   [ "$n" -ge 1 ] || { echo "smoke: no .$ext written under $out/$slug" >&2; exit 1; }

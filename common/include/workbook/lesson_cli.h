@@ -8,8 +8,17 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace workbook {
+
+/// A lesson's own flag, taken as text; the lesson validates it (see usage_error).
+struct ExtraFlag {
+  std::string name;    ///< "--sizes"
+  std::string help;    ///< one line for --help
+  std::string* value;  ///< receives the text; keeps its value when the flag is absent
+  bool is_switch = false;  ///< a flag without a value: sets *value to "1"
+};
 
 /// Defaults a lesson chooses for the shared flags.
 struct LessonDefaults {
@@ -20,6 +29,7 @@ struct LessonDefaults {
   std::int64_t max_size = 16384;
   int steps = 3;                ///< default --steps (recorded steps)
   int warmup = 1;               ///< default --warmup
+  std::vector<ExtraFlag> extra; ///< the lesson's own flags
 };
 
 /// The parsed flags: --size --dtype --device --steps --warmup --out --threads.
@@ -45,6 +55,12 @@ struct LessonOptions {
 /// stderr and exits with status 2; on --help prints usage and exits 0. Creates the out folder
 /// (checked writable) and applies --threads.
 LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& defaults);
+
+/// Prints "<program>: <message>" to stderr and exits with status 2: the one way lessons reject input.
+[[noreturn]] void usage_error(const std::string& program, const std::string& message);
+
+/// Parses "16,32,64" into sizes, each in [1, max]; throws std::invalid_argument naming the bad item.
+std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max);
 
 /// Parses a dtype name (float32/float/fp32, float64/double, bfloat16/bf16, float16/half/fp16).
 /// Throws std::invalid_argument listing the accepted names.

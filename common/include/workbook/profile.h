@@ -103,6 +103,14 @@ class Profile {
   std::vector<std::vector<EventId>> children_;
 };
 
+/// Sum of the self times of every event with one of these names (e.g. the ops that do the
+/// arithmetic: {"aten::mm", "aten::add"}).
+std::int64_t self_ns_of(const Profile& profile, const std::vector<std::string_view>& names);
+
+/// Length of the union of the events' intervals: time during which at least one of them ran
+/// (how busy a GPU was, counting overlapping kernels once).
+std::int64_t interval_union_ns(const Profile& profile, const std::vector<EventId>& ids);
+
 /// The subtree under `root` as indented text, one event per line with its total and self time
 /// ("aten::mm  total 12.3us  self 10.1us"); memory events show their bytes.
 std::string format_tree(const Profile& profile, EventId root, int max_depth = 8);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "workbook/profile.h"
 
@@ -22,5 +23,31 @@ std::string timeline_svg(const Profile& profile, const TimelineOptions& options 
 
 /// Writes `timeline_svg` to `path` atomically.
 void write_timeline_svg(const Profile& profile, const std::filesystem::path& path, const TimelineOptions& options = {});
+
+/// One line of a plot: points (x[i], y[i]) joined in order.
+struct Series {
+  std::string label;
+  std::vector<double> x;
+  std::vector<double> y;
+  std::string colour = "#4e79a7";
+  bool dashed = false;
+};
+
+/// Axes and labels of a line plot.
+struct PlotOptions {
+  std::string title;
+  std::string x_label;
+  std::string y_label;        ///< left axis (log scale when log_y)
+  std::string right_label;    ///< right axis, linear from 0 to 1 (fractions); empty: no right axis
+  bool log_x = true;
+  bool log_y = true;
+  int width = 820;
+  int height = 460;
+};
+
+/// A line plot with a legend: `left` series against the left axis, `right` series (values in
+/// [0, 1]) against the right one. Non-positive values are skipped on log axes.
+std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& options,
+                          const std::vector<Series>& right = {});
 
 }  // namespace workbook

@@ -1,0 +1,235 @@
+// Lesson 02 — scale matmul + bias from tiny to large: overhead-bound vs compute-bound.
+//
+// For each size n the lesson profiles the article's schedule, splits each step's time into the
+// arithmetic (the ops that run the BLAS call and the add loop on the CPU; the kernels' busy time
+// on a GPU) and everything else, and says which regime the size is in.
+#include <torch/cuda.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "workbook/atomic_file.h"
+#include "workbook/key_averages.h"
+#include "workbook/lesson_cli.h"
+#include "workbook/lesson_output.h"
+#include "workbook/region.h"
+#include "workbook/session.h"
+#include "workbook/svg.h"
+
+namespace {
+
+using namespace workbook;
+
+struct Row {
+  std::int64_t n = 0;
+  double step_us = 0, ops_self_us = 0, compute_us = 0, busy = 0, gflops = 0;
+  bool compute_bound() const { return busy >= 0.5; }
+};
+
+void synchronize(const LessonOptions& opt) {
+  if (opt.device.is_cuda()) torch::cuda::synchronize();
+}
+
+// GFLOP/s of the best of three unprofiled n x n matmuls, after a warm-up.
+double matmul_gflops(const LessonOptions& opt, std::int64_t n) {
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  const auto a = torch::randn({n, n}, options), b = torch::randn({n, n}, options);
+  torch::Tensor c = torch::matmul(a, b);
+  synchronize(opt);
+  double best = 1e300;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    c = torch::matmul(a, b);
+    synchronize(opt);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return 2.0 * double(n) * double(n) * double(n) / best / 1e9;
+}
+
+// The machine's matmul ceiling: the best rate over the large sizes of the sweep (a BLAS is not
+// always fastest at the largest size: caches and memory bandwidth have their say).
+std::pair<double, std::int64_t> ceiling_gflops(const LessonOptions& opt, const std::vector<std::int64_t>& sizes) {
+  std::pair<double, std::int64_t> best{0.0, 0};
+  const std::int64_t largest = std::min<std::int64_t>(sizes.back(), opt.device.is_cuda() ? 4096 : 2048);
+  for (std::int64_t n = std::max<std::int64_t>(64, largest / 4); n <= largest; n *= 2) {
+    const double g = matmul_gflops(opt, n);
+    if (g > best.first) best = {g, n};
+  }
+  if (best.second == 0) best = {matmul_gflops(opt, largest), largest};
+  return best;
+}
+
+Profile profile_size(const LessonOptions& opt, std::int64_t n) {
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  const auto x = torch::randn({n, n}, options), w = torch::randn({n, n}, options), b = torch::randn({n}, options);
+  const Schedule schedule(1, opt.warmup, opt.steps);
+  SessionOptions recording;
+  recording.cuda = opt.device.is_cuda();
+  Session session(schedule, recording);
+  for (int step = 0; step < schedule.total_steps(); ++step) {
+    {
+      Region region("matmul_add");
+      torch::Tensor y = torch::add(torch::matmul(x, w), b);
+    }
+    synchronize(opt);
+    session.step();
+  }
+  return session.finish();
+}
+
+double mean_step_us(const Profile& p) {
+  const auto steps = p.find_prefix("ProfilerStep#");
+  double total = 0;
+  for (auto s : steps) total += double(p.total_ns(s)) / 1e3;
+  return total / double(steps.size());
+}
+
+// Per recorded step: its time, what the profile attributes to the arithmetic ops, and the time
+// in the arithmetic: the kernels' busy time on a GPU; on a CPU, where no event isolates the BLAS
+// call from the op's dispatch and allocation, the step beyond the fixed cost of a tiny step.
+Row measure(const Profile& p, std::int64_t n, double fixed_cost_us) {
+  const auto steps = p.find_prefix("ProfilerStep#");
+  const auto kernels = p.of_category(Category::kernel);
+  const double count = double(steps.size()), flops = 2.0 * double(n) * double(n) * double(n) + double(n) * double(n);
+  Row r;
+  r.n = n;
+  r.step_us = mean_step_us(p);
+  r.ops_self_us = double(self_ns_of(p, {"aten::mm", "aten::add"})) / 1e3 / count;
+  r.compute_us = kernels.empty() ? std::max(0.0, r.step_us - fixed_cost_us)
+                                 : double(interval_union_ns(p, kernels)) / 1e3 / count;
+  r.busy = r.compute_us / r.step_us;
+  r.gflops = flops / (r.step_us * 1e3);
+  return r;
+}
+
+void progress(std::size_t done, std::size_t total, std::int64_t n) {
+  if (!::isatty(2)) return;
+  const int width = 30, filled = int(width * done / total);
+  fmt::print(stderr, "\r[{}{}] {}/{} n={:<6}", std::string(std::size_t(filled), '#'),
+             std::string(std::size_t(width - filled), ' '), done, total, n);
+  if (done == total) fmt::print(stderr, "\r{}\r", std::string(60, ' '));
+}
+
+int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool traces) {
+  print_lesson_header("Lesson 02 · Scale 64 -> 4096: overhead-bound vs compute-bound");
+  torch::manual_seed(0);
+  // Unprofiled matmuls at the large sizes first: they give the ceiling and bring OpenBLAS's
+  // thread pool and buffers up before anything is measured. Then one throwaway profile, since
+  // the first profile of a process pays the profiler's own start-up.
+  auto [ceiling, ceiling_n] = ceiling_gflops(opt, sizes);
+  profile_size(opt, sizes.front());
+  std::vector<Profile> profiles;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    progress(i, sizes.size(), sizes[i]);
+    profiles.push_back(profile_size(opt, sizes[i]));
+    if (traces) {
+      const std::string tag = fmt::format("{}_{}_{}", sizes[i], opt.dtype_name(), opt.device_name());
+      write_outputs(profiles.back(), KeyAverages(profiles.back()).table("cpu_time_total", 15), opt.out, tag,
+                    "Lesson 02 · n=" + tag);
+    }
+  }
+  // The fixed cost of a step: the smallest size's step, whose arithmetic is negligible.
+  const double fixed_cost = mean_step_us(profiles.front());
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    rows.push_back(measure(profiles[i], sizes[i], fixed_cost));
+    // The ceiling is the best rate this run saw, unprofiled or profiled, so that no size beats it.
+    if (rows.back().gflops > ceiling) std::tie(ceiling, ceiling_n) = std::make_pair(rows.back().gflops, sizes[i]);
+  }
+  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate of this run, at n={}, {})\n", ceiling, ceiling_n,
+             opt.dtype_name());
+  if (!opt.device.is_cuda())
+    fmt::print("fixed cost of a step: {:.1f} us, the n={} step; its arithmetic needs {:.3f} us at the ceiling\n\n",
+               fixed_cost, sizes.front(),
+               (2.0 * double(sizes.front()) * double(sizes.front()) * double(sizes.front())) / (ceiling * 1e3));
+  progress(sizes.size(), sizes.size(), sizes.back());
+
+  std::string csv = "n,step_us,ops_self_us,compute_us,overhead_us,busy_fraction,gflops,of_ceiling,regime\n";
+  fmt::print("{:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>5}  {:>9}  {:>8}  {}\n", "n", "step us", "mm+add self",
+             "compute us", "overhead us", "busy", "GFLOP/s", "ceiling", "regime");
+  const Row* crossover = nullptr;
+  for (const Row& r : rows) {
+    const char* regime = r.compute_bound() ? "compute-bound" : "overhead-bound";
+    if (!crossover && r.compute_bound()) crossover = &r;
+    fmt::print("{:>6}  {:>11.1f}  {:>11.1f}  {:>11.1f}  {:>11.1f}  {:>5.2f}  {:>9.2f}  {:>7.1f}%  {}\n", r.n,
+               r.step_us, r.ops_self_us, r.compute_us, r.step_us - r.compute_us, std::min(r.busy, 9.99), r.gflops,
+               100 * r.gflops / ceiling, regime);
+    csv += fmt::format("{},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.3f},{:.4f},{}\n", r.n, r.step_us, r.ops_self_us,
+                       r.compute_us, r.step_us - r.compute_us, r.busy, r.gflops, r.gflops / ceiling, regime);
+  }
+  fmt::print("\ncrossover: {}\n", crossover ? fmt::format("n = {} is the first compute-bound size", crossover->n)
+                                             : std::string("none in this range: every size is overhead-bound"));
+
+  narrate("Busy fraction = time in the arithmetic / the step's time; a size is compute-bound when it is at "
+          "least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the BLAS "
+          "call's set-up, the profiler's bookkeeping) plus the arithmetic, 2n^3 + n^2 flops. The fixed cost is "
+          "the smallest size's step; the rest of each step is compute. Why not aten::mm's self time? Look at "
+          "the 'mm+add self' column: at small n it is most of the step, yet the GEMM inside needs a fraction "
+          "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
+          "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
+          "until the step is compute-bound.");
+  narrate("On a GPU the CPU only launches kernels and runs ahead, asynchronously: at n=64 the articles saw "
+          "2.3 ms of CPU work for 23 us of GPU work, the GPU idle 98% of the time; at n=4096, 4.9 ms CPU and "
+          "4.5 ms GPU, busy. On the CPU there is no launch queue: the same thread dispatches and computes, one "
+          "after the other, so the regimes meet at a much smaller n than on a GPU.");
+
+  std::vector<double> ns, step, compute, overhead, busy;
+  for (const Row& r : rows) {
+    ns.push_back(double(r.n));
+    step.push_back(r.step_us);
+    compute.push_back(r.compute_us);
+    overhead.push_back(r.step_us - r.compute_us);
+    busy.push_back(r.busy);
+  }
+  PlotOptions plot;
+  plot.title = fmt::format("Lesson 02 · time per step vs n ({}, {})", opt.dtype_name(), opt.device_name());
+  plot.x_label = "matrix size n";
+  plot.y_label = "microseconds per step";
+  plot.right_label = "busy fraction";
+  const std::string svg = line_plot_svg({{"step", ns, step, "#555555", false},
+                                         {"compute", ns, compute, "#4e79a7", false},
+                                         {"overhead", ns, overhead, "#f28e2b", false}},
+                                        plot, {{"busy fraction (right axis)", ns, busy, "#e15759", true}});
+  write_file_atomically(opt.out / "sweep.csv", csv);
+  write_file_atomically(opt.out / "sweep.svg", svg);
+  fmt::print("wrote {}\n      {}\n", (opt.out / "sweep.csv").string(), (opt.out / "sweep.svg").string());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  LessonDefaults defaults;
+  defaults.program = "lesson02";
+  defaults.slug = "02_scale";
+  defaults.description = "Lesson 02: sweep matmul + bias over sizes; overhead-bound vs compute-bound";
+  std::string sizes_text, max_size_text, traces;
+  defaults.extra = {{"--sizes", "comma-separated sizes (default: powers of two, 16..2048 on CPU, 64..4096 on CUDA)", &sizes_text},
+                    {"--max-size", "largest power of two in the default sweep", &max_size_text},
+                    {"--traces", "also write each size's trace, table and timeline", &traces, true}};
+  const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
+
+  std::vector<std::int64_t> sizes;
+  try {
+    if (!sizes_text.empty()) {
+      sizes = parse_sizes(sizes_text, defaults.max_size);
+    } else {
+      const std::int64_t first = opt.device.is_cuda() ? 64 : 16;
+      std::int64_t last = opt.device.is_cuda() ? 4096 : 2048;
+      if (!max_size_text.empty()) last = parse_sizes(max_size_text, defaults.max_size).at(0);
+      if (last < first) throw std::invalid_argument(fmt::format("must be at least {}", first));
+      for (std::int64_t n = first; n <= last; n *= 2) sizes.push_back(n);
+    }
+  } catch (const std::invalid_argument& e) {
+    usage_error(defaults.program, std::string(sizes_text.empty() ? "--max-size: " : "--sizes: ") + e.what());
+  }
+  std::sort(sizes.begin(), sizes.end());
+  try {
+    return run(opt, sizes, !traces.empty());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "lesson02: {}\n", e.what());
+    return 1;
+  }
+}
