@@ -89,7 +89,8 @@ int run(const workbook::LessonOptions& opt) {
           "is spent right here, in this table.");
 
   const OutputFiles files = write_outputs(profile, table, opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
-  fmt::print("wrote {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.svg.string());
+  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
+             files.svg.string());
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
   return 0;
 }

@@ -32,11 +32,12 @@ void print_lesson_header(const std::string& title) {
 
 OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
                           const std::string& tag, const std::string& title) {
-  OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".svg")};
+  OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".csv"), dir / (tag + ".svg")};
   TraceOptions trace;
   trace.trace_name = title;
   write_chrome_trace(profile, files.trace, trace);
   write_file_atomically(files.table, table_text);
+  write_file_atomically(files.csv, KeyAverages(profile).to_csv());
   TimelineOptions timeline;
   timeline.title = title;
   write_timeline_svg(profile, files.svg, timeline);

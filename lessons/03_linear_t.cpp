@@ -1,0 +1,121 @@
+// Lesson 03 — nn::Linear and aten::t, a metadata operation (Part 2 of the articles).
+//
+// y = x W^T + b. The profile shows aten::t before the GEMM; the lesson proves that it moves no
+// data: same storage, swapped strides, nothing beneath it that copies or allocates, and a cost
+// that does not grow with the matrix — unlike w.t().contiguous().
+#include <torch/nn/modules/linear.h>
+
+#include <algorithm>
+
+#include "workbook/inspect.h"
+#include "workbook/key_averages.h"
+#include "workbook/lesson_cli.h"
+#include "workbook/lesson_output.h"
+#include "workbook/machine.h"
+#include "workbook/region.h"
+#include "workbook/session.h"
+
+namespace {
+
+using namespace workbook;
+
+// Profiles, per step, a Linear forward and an explicit copy of the transposed weight.
+Profile profile_linear(const LessonOptions& opt, torch::nn::Linear& linear, const torch::Tensor& x) {
+  SessionOptions recording;
+  recording.record_shapes = true;
+  recording.profile_memory = true;
+  recording.cuda = opt.device.is_cuda();
+  const Schedule schedule(1, opt.warmup, opt.steps);
+  Session session(schedule, recording);
+  for (int step = 0; step < schedule.total_steps(); ++step) {
+    {
+      Region region("linear_forward");
+      torch::Tensor y = linear->forward(x);
+    }
+    {
+      Region region("transpose_copy");
+      torch::Tensor wt = linear->weight.t().contiguous();
+    }
+    session.step();
+  }
+  return session.finish();
+}
+
+double median_total_us(const Profile& p, const std::string& name) {
+  std::vector<double> t;
+  for (auto id : p.find(name)) t.push_back(double(p.total_ns(id)) / 1e3);
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0.0 : t[t.size() / 2];
+}
+
+int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_t batch, std::int64_t large) {
+  print_lesson_header("Lesson 03 · nn::Linear and aten::t, a metadata operation");
+  torch::manual_seed(0);
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  torch::nn::Linear linear(in, out);
+  linear->to(opt.device, opt.dtype);
+  const torch::Tensor x = torch::randn({batch, in}, options);
+
+  const Profile profile = profile_linear(opt, linear, x);
+  fmt::print("\nnn::Linear({}, {}) on a batch of {} ({}, {})\n", in, out, batch, opt.dtype_name(), opt.device_name());
+  narrate("One forward, as the profiler saw it (first recorded step):");
+  const auto forwards = profile.find("linear_forward");
+  if (!forwards.empty()) fmt::print("{}", format_tree(profile, forwards.front(), 4));
+  narrate("LibTorch " + machine_info().torch_version +
+          " here. Python shows aten::linear -> aten::t -> aten::addmm. LibTorch 1.13's C++ nn::Linear calls "
+          "addmm(b, x, w.t()) itself, so there is no aten::linear row; LibTorch 2.x's goes through "
+          "torch::linear and shows it. Either way there is no aten::add: the bias is added inside addmm.");
+
+  const TensorView w = inspect(linear->weight), wt = inspect(linear->weight.t());
+  fmt::print("W      {}\nW.t()  {}\nshares storage: {}\n", describe(w), describe(wt),
+             shares_storage(linear->weight, linear->weight.t()) ? "yes" : "no");
+  narrate("aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
+          "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
+          "flag) and reads W where it lies.");
+
+  // A small and a large Linear in one run: the view's cost stays put, the copy's grows with n^2.
+  torch::nn::Linear big(large, large);
+  big->to(opt.device, opt.dtype);
+  const Profile big_profile = profile_linear(opt, big, torch::randn({batch, large}, options));
+  fmt::print("\n{:<28} {:>14} {:>14}\n", "median per call", fmt::format("{}x{}", out, in),
+             fmt::format("{}x{}", large, large));
+  for (const char* op : {"aten::t", "aten::contiguous"})
+    fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, median_total_us(profile, op), median_total_us(big_profile, op));
+  narrate("Beneath aten::t there are only aten::transpose and aten::as_strided (more views) and no allocation; "
+          "beneath aten::contiguous there is aten::clone with an allocation the size of the weight and "
+          "aten::copy_, which moves every element.");
+
+  const KeyAverages averages(profile);
+  const std::string table = averages.table(opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total", 15);
+  fmt::print("\n{}", table);
+  const OutputFiles files =
+      write_outputs(profile, table, opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
+  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
+             files.svg.string());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  LessonDefaults defaults;
+  defaults.program = "lesson03";
+  defaults.slug = "03_linear_t";
+  defaults.description = "Lesson 03: nn::Linear's aten::t is a view; prove it from the tensor and the profile";
+  defaults.size = 1024;  // the articles' batch; the Linear is theirs too: 32 in, 64 out
+  std::string large_text = "1024";
+  defaults.extra = {{"--large", "size of the square Linear compared with the small one", &large_text}};
+  const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
+  std::int64_t large = 0;
+  try {
+    large = parse_sizes(large_text, 8192).at(0);
+  } catch (const std::invalid_argument& e) {
+    usage_error(defaults.program, std::string("--large: ") + e.what());
+  }
+  try {
+    return run(opt, 32, 64, opt.size, large);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "lesson03: {}\n", e.what());
+    return 1;
+  }
+}
