@@ -28,11 +28,12 @@ workbook::Profile synthetic_cpu() {
   return workbook::Profile(events);
 }
 
-workbook::Profile profile_at(std::int64_t n) {
+workbook::Profile profile_at(std::int64_t n, int active = 10) {
   torch::manual_seed(2);
   const auto x = torch::randn({n, n}), w = torch::randn({n, n}), b = torch::randn({n});
-  workbook::Session session(workbook::Schedule(1, 1, 3));
-  for (int step = 0; step < 5; ++step) {
+  const workbook::Schedule schedule(1, 1, active);
+  workbook::Session session(schedule);
+  for (int step = 0; step < schedule.total_steps(); ++step) {
     {
       workbook::Region region("matmul_add");
       torch::Tensor y = torch::add(torch::matmul(x, w), b);
@@ -96,8 +97,11 @@ TEST_CASE("on this machine: small is overhead-bound, large is compute-bound") {
   profile_at(16);          // the first profile of a process pays one-time costs
   const double fixed_cost = exercises::mean_step_us(profile_at(16));
   CAPTURE(fixed_cost);
-  const auto small = exercises::breakdown(profile_at(16), fixed_cost);
-  const auto large = exercises::breakdown(profile_at(512), fixed_cost);
+  // Ten steps a run, and the quieter of two runs: a busy neighbour must not make 16 look busy.
+  auto small = exercises::breakdown(profile_at(16), fixed_cost);
+  const auto again = exercises::breakdown(profile_at(16), fixed_cost);
+  if (again.step_us < small.step_us) small = again;
+  const auto large = exercises::breakdown(profile_at(512, 3), fixed_cost);
   CAPTURE(small.busy_fraction);
   CAPTURE(large.busy_fraction);
   CHECK(large.busy_fraction > small.busy_fraction + 0.3);
