@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
     } else {
       const std::int64_t first = opt.device.is_cuda() ? 64 : 16;
       std::int64_t last = opt.device.is_cuda() ? 4096 : 2048;
-      if (!max_size_text.empty()) last = parse_sizes(max_size_text, defaults.max_size).at(0);
+      if (!max_size_text.empty()) last = parse_size(max_size_text, defaults.max_size);
       if (last < first) throw std::invalid_argument(fmt::format("must be at least {}", first));
       for (std::int64_t n = first; n <= last; n *= 2) sizes.push_back(n);
     }

@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   std::int64_t large = 0;
   try {
-    large = parse_sizes(large_text, 8192).at(0);
+    large = parse_size(large_text, 8192);
   } catch (const std::invalid_argument& e) {
     usage_error(defaults.program, std::string("--large: ") + e.what());
   }

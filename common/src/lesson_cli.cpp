@@ -8,7 +8,6 @@
 
 #include <cstdlib>
 #include <map>
-#include <thread>
 
 #include "workbook/atomic_file.h"
 
@@ -38,6 +37,12 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max)
     at = comma + 1;
   }
   return sizes;
+}
+
+std::int64_t parse_size(const std::string& text, std::int64_t max) {
+  const auto sizes = parse_sizes(text, max);
+  if (sizes.size() != 1) throw std::invalid_argument(fmt::format("'{}' is not one size", text));
+  return sizes.front();
 }
 
 namespace {
@@ -81,14 +86,16 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   std::int64_t size = d.size;
   std::string dtype_text, device_text = "auto", out_text = "traces";
   int steps = d.steps, warmup = d.warmup;
-  int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  // LibTorch's own choice (1 on a 2-core machine), not every core: OpenBLAS runs its own thread
+  // pool, and extra OpenMP workers beside it made lesson 04's GEMMs 1.5x slower on 2 cores.
+  int threads = at::get_num_threads();
   app.add_option("--size", size, fmt::format("matrix size n (1..{})", d.max_size))->capture_default_str();
   app.add_option("--dtype", dtype_text, "float32 | float64 | bfloat16 | float16 (default: float32 on CPU, bfloat16 on CUDA)");
   app.add_option("--device", device_text, "auto | cpu | cuda")->capture_default_str();
   app.add_option("--steps", steps, "recorded (active) profiler steps")->capture_default_str();
   app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str();
   app.add_option("--out", out_text, "folder for traces; the lesson writes into <out>/<slug>")->capture_default_str();
-  app.add_option("--threads", threads, "intra-op threads (default: all cores)")->capture_default_str();
+  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)")->capture_default_str();
   for (const ExtraFlag& flag : d.extra) {
     if (flag.is_switch) {
       app.add_flag_callback(flag.name, [value = flag.value] { *value = "1"; }, flag.help);

@@ -62,6 +62,9 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& de
 /// Parses "16,32,64" into sizes, each in [1, max]; throws std::invalid_argument naming the bad item.
 std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max);
 
+/// Parses one size in [1, max]; throws std::invalid_argument naming the bad text.
+std::int64_t parse_size(const std::string& text, std::int64_t max);
+
 /// Parses a dtype name (float32/float/fp32, float64/double, bfloat16/bf16, float16/half/fp16).
 /// Throws std::invalid_argument listing the accepted names.
 c10::ScalarType parse_dtype(const std::string& name);
