@@ -153,3 +153,12 @@ TEST_CASE("write_chrome_trace writes atomically and loads back") {
   CHECK(workbook::load_chrome_trace(path).size() == gpu_profile().size());
   std::filesystem::remove(path);
 }
+
+TEST_CASE("names with quotes, backslashes and control characters survive export and import") {
+  const std::string name = "odd \"name\" \\ with\ttab and\nnewline";
+  const Profile p({ev(name.c_str(), 0, 10)});
+  const Profile back = workbook::parse_chrome_trace(workbook::to_chrome_trace(p));
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].name == name);
+  CHECK(workbook::parse_chrome_trace(workbook::to_chrome_trace(Profile{})).empty());
+}
