@@ -12,7 +12,7 @@ namespace workbook {
 GuardFailure::GuardFailure(std::string guard, const std::string& detail)
     : std::runtime_error("guard '" + guard + "' failed: " + detail), guard_(std::move(guard)) {}
 
-Guards::Guards(const torch::Tensor& example, const std::vector<torch::Tensor>& weights)
+Guards::Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weights)
     : dtype_(example.scalar_type()),
       device_(example.device()),
       rank_(example.dim()),
@@ -24,48 +24,42 @@ Guards::Guards(const torch::Tensor& example, const std::vector<torch::Tensor>& w
   }
 }
 
-std::string Guards::failure_detail(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
-                                   std::string* detail) const {
-  if (x.scalar_type() != dtype_) {
-    *detail = fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
-    return "dtype";
-  }
-  if (x.device() != device_) {
-    *detail = fmt::format("specialised for {}, called with {}", device_.str(), x.device().str());
-    return "device";
-  }
-  if (x.dim() != rank_) {
-    *detail = fmt::format("specialised for {} dimensions, called with {}", rank_, x.dim());
-    return "rank";
-  }
-  if (x.size(-1) != trailing_) {
-    *detail = fmt::format("specialised for a trailing size of {}, called with {}", trailing_, x.size(-1));
-    return "trailing size";
-  }
-  if (x.is_contiguous() != contiguous_) {
-    *detail = fmt::format("specialised for a {} input, called with strides [{}]",
-                          contiguous_ ? "contiguous" : "non-contiguous", fmt::join(x.strides(), ", "));
-    return "strides";
-  }
-  for (std::size_t i = 0; i < weights.size() && i < weight_version_.size(); ++i) {
-    if (weights[i].storage().data() != weight_storage_[i] || weights[i]._version() != weight_version_[i]) {
-      *detail = fmt::format("weight {} was replaced or updated in place (version {} -> {})", i, weight_version_[i],
-                            weights[i]._version());
+const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
+  if (x.scalar_type() != dtype_) return "dtype";
+  if (x.device() != device_) return "device";
+  if (x.dim() != rank_) return "rank";
+  if (x.size(-1) != trailing_) return "trailing size";
+  if (x.is_contiguous() != contiguous_) return "strides";
+  for (std::size_t i = 0; i < weights.size() && i < weight_version_.size(); ++i)
+    if (weights[i].storage().data() != weight_storage_[i] || weights[i]._version() != weight_version_[i])
       return "weight version";
-    }
-  }
+  return nullptr;
+}
+
+std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
+  const std::string g = guard;
+  if (g == "dtype") return fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
+  if (g == "device") return fmt::format("specialised for {}, called with {}", device_.str(), x.device().str());
+  if (g == "rank") return fmt::format("specialised for {} dimensions, called with {}", rank_, x.dim());
+  if (g == "trailing size")
+    return fmt::format("specialised for a trailing size of {}, called with {}", trailing_, x.size(-1));
+  if (g == "strides")
+    return fmt::format("specialised for a {} input, called with strides [{}]", contiguous_ ? "contiguous" : "non-contiguous",
+                       fmt::join(x.strides(), ", "));
+  for (std::size_t i = 0; i < weights.size() && i < weight_version_.size(); ++i)
+    if (weights[i].storage().data() != weight_storage_[i] || weights[i]._version() != weight_version_[i])
+      return fmt::format("weight {} was replaced or updated in place (version {} -> {})", i, weight_version_[i],
+                         weights[i]._version());
   return "";
 }
 
-std::string Guards::first_failure(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const {
-  std::string detail;
-  return failure_detail(x, weights, &detail);
+std::string Guards::first_failure(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
+  const char* guard = failed_guard(x, weights);
+  return guard ? guard : "";
 }
 
-void Guards::check(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const {
-  std::string detail;
-  const std::string guard = failure_detail(x, weights, &detail);
-  if (!guard.empty()) throw GuardFailure(guard, detail);
+void Guards::check(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
+  if (const char* guard = failed_guard(x, weights)) throw GuardFailure(guard, describe(guard, x, weights));
 }
 
 namespace {

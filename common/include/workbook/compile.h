@@ -36,16 +36,17 @@ class Guards {
   Guards() = default;
   /// Records dtype, device, rank, trailing size and strides of `example`, and each weight's
   /// storage and version counter.
-  Guards(const torch::Tensor& example, const std::vector<torch::Tensor>& weights);
+  Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weights);
 
   /// Throws GuardFailure for the first guard that `x` or `weights` break.
-  void check(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const;
+  void check(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
   /// The name of the first guard broken, or "" when all hold.
-  std::string first_failure(const torch::Tensor& x, const std::vector<torch::Tensor>& weights) const;
+  std::string first_failure(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
 
  private:
-  std::string failure_detail(const torch::Tensor& x, const std::vector<torch::Tensor>& weights,
-                             std::string* detail) const;
+  // Checked on every call, so it stays cheap: no allocation unless a guard fails.
+  const char* failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
+  std::string describe(const char* guard, const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
   c10::ScalarType dtype_ = c10::ScalarType::Float;
   c10::Device device_ = c10::Device(c10::DeviceType::CPU);
   std::int64_t rank_ = 0;
