@@ -21,6 +21,7 @@ enum class GuardPolicy {
 /// "strides", "weight version"), `what()` says what was expected and what came.
 class GuardFailure : public std::runtime_error {
  public:
+  /// A failure of `guard`; `detail` says what was expected and what came.
   GuardFailure(std::string guard, const std::string& detail);
   /// The name of the guard that failed.
   const std::string& guard() const { return guard_; }

@@ -12,13 +12,13 @@ namespace workbook {
 
 /// What a tensor is, as a view over memory.
 struct TensorView {
-  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> sizes;    ///< elements along each dimension
   std::vector<std::int64_t> strides;  ///< in elements
   std::int64_t storage_offset = 0;    ///< in elements
   const void* data = nullptr;         ///< address of the first element
   const void* storage = nullptr;      ///< address of the storage's start
-  std::int64_t storage_bytes = 0;
-  bool contiguous = false;
+  std::int64_t storage_bytes = 0;     ///< size of the whole storage the view looks into
+  bool contiguous = false;            ///< row-major without gaps
 };
 
 /// Reads the view facts of a tensor.

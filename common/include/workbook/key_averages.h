@@ -14,7 +14,7 @@ namespace workbook {
 /// One row of the statistics table: every event with the same key, added up.
 /// Times are microseconds, as in Python.
 struct KeyAverage {
-  std::string name;
+  std::string name;               ///< the op or region name ("ProfilerStep*" for every step)
   std::string input_shapes;       ///< Python's str() of the shapes, "" unless grouped by shape
   std::int64_t count = 0;         ///< "# of Calls"
   double self_cpu_us = 0;         ///< "Self CPU": total minus the children's totals

@@ -23,10 +23,10 @@ struct ExtraFlag {
 /// Defaults a lesson chooses for the shared flags.
 struct LessonDefaults {
   std::string program;          ///< "lesson01": names the program in errors and help
-  std::string slug;             ///< "01_matmul_add": the lesson's folder under --out
+  std::string slug;             ///< "01_matmul_add": the lesson's folder under `--out`
   std::string description;      ///< one line for --help
   std::int64_t size = 64;       ///< default --size
-  std::int64_t max_size = 16384;
+  std::int64_t max_size = 16384;  ///< largest --size accepted
   int steps = 3;                ///< default --steps (recorded steps)
   int warmup = 1;               ///< default --warmup
   std::vector<ExtraFlag> extra; ///< the lesson's own flags
@@ -34,14 +34,14 @@ struct LessonDefaults {
 
 /// The parsed flags: --size --dtype --device --steps --warmup --out --threads.
 struct LessonOptions {
-  std::int64_t size = 64;
-  c10::ScalarType dtype = c10::ScalarType::Float;
-  c10::Device device = c10::Device(c10::DeviceType::CPU);
+  std::int64_t size = 64;       ///< --size
+  c10::ScalarType dtype = c10::ScalarType::Float;  ///< --dtype
+  c10::Device device = c10::Device(c10::DeviceType::CPU);  ///< --device, resolved
   int steps = 3;                ///< recorded (active) steps
   int warmup = 1;               ///< warm-up steps before recording
   int threads = 1;              ///< intra-op threads in use
-  std::filesystem::path out;    ///< the lesson's own folder: <--out>/<slug>
-  std::string slug;
+  std::filesystem::path out;    ///< the lesson's own folder: `--out` / slug
+  std::string slug;             ///< the lesson's slug, e.g. "01_matmul_add"
 
   /// "float32", "bfloat16", ...
   std::string dtype_name() const;

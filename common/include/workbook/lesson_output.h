@@ -18,14 +18,14 @@ void print_lesson_header(const std::string& title);
 
 /// Paths of the files `write_outputs` writes.
 struct OutputFiles {
-  std::filesystem::path trace;  ///< <tag>.json: chrome trace
-  std::filesystem::path table;  ///< <tag>.txt: the key_averages table
-  std::filesystem::path csv;    ///< <tag>.csv: the key_averages rows for machines
-  std::filesystem::path svg;    ///< <tag>.svg: the timeline
+  std::filesystem::path trace;  ///< `tag`.json: chrome trace
+  std::filesystem::path table;  ///< `tag`.txt: the key_averages table
+  std::filesystem::path csv;    ///< `tag`.csv: the key_averages rows for machines
+  std::filesystem::path svg;    ///< `tag`.svg: the timeline
 };
 
-/// Writes `<dir>/<tag>.json` (chrome trace), `<tag>.txt` (`table_text`), `<tag>.csv` (the key
-/// averages) and `<tag>.svg` (timeline titled `title`), each atomically. Throws
+/// Writes `dir`/`tag`.json (chrome trace), `tag`.txt (`table_text`), `tag`.csv (the key
+/// averages) and `tag`.svg (timeline titled `title`), each atomically. Throws
 /// std::runtime_error naming the file.
 OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
                           const std::string& tag, const std::string& title);

@@ -27,10 +27,10 @@ using EventId = std::size_t;
 
 /// One recorded activity. Times are nanoseconds from the start of the trace.
 struct Event {
-  std::string name;
-  Category category = Category::cpu_op;
-  std::int64_t start_ns = 0;
-  std::int64_t end_ns = 0;
+  std::string name;               ///< "aten::mm", "matmul_add", a kernel's name, "[memory]"
+  Category category = Category::cpu_op;  ///< what kind of activity
+  std::int64_t start_ns = 0;      ///< start, ns from the start of the trace
+  std::int64_t end_ns = 0;        ///< end (equal to start for instants)
   std::uint64_t thread = 0;       ///< host thread id, or the stream for device events
   std::string device = "cpu";     ///< "cpu", "cuda:0", ...
   std::vector<std::vector<std::int64_t>> input_shapes;  ///< filled when shapes were recorded

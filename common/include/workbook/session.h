@@ -17,9 +17,9 @@ struct Schedule {
   /// What the profiler does during a step.
   enum class Action { none, warmup, record, record_and_save };
 
-  int wait = 0;
-  int warmup = 0;
-  int active = 1;
+  int wait = 0;        ///< idle steps at the start of each cycle
+  int warmup = 0;      ///< steps profiled and discarded
+  int active = 1;      ///< steps recorded
   int repeat = 1;      ///< cycles; 0 repeats for ever
   int skip_first = 0;  ///< idle steps before the first cycle
 

@@ -26,23 +26,23 @@ void write_timeline_svg(const Profile& profile, const std::filesystem::path& pat
 
 /// One line of a plot: points (x[i], y[i]) joined in order.
 struct Series {
-  std::string label;
-  std::vector<double> x;
-  std::vector<double> y;
-  std::string colour = "#4e79a7";
-  bool dashed = false;
+  std::string label;               ///< legend text
+  std::vector<double> x;           ///< x values, in order
+  std::vector<double> y;           ///< y values, one per x
+  std::string colour = "#4e79a7";  ///< stroke colour
+  bool dashed = false;             ///< dashed line
 };
 
 /// Axes and labels of a line plot.
 struct PlotOptions {
-  std::string title;
-  std::string x_label;
+  std::string title;          ///< above the plot
+  std::string x_label;        ///< under the x axis
   std::string y_label;        ///< left axis (log scale when log_y)
   std::string right_label;    ///< right axis, linear from 0 to 1 (fractions); empty: no right axis
-  bool log_x = true;
-  bool log_y = true;
-  int width = 820;
-  int height = 460;
+  bool log_x = true;          ///< logarithmic x axis
+  bool log_y = true;          ///< logarithmic left axis
+  int width = 820;            ///< pixels
+  int height = 460;           ///< pixels
 };
 
 /// A line plot with a legend: `left` series against the left axis, `right` series (values in
