@@ -41,11 +41,14 @@ Profile profile_linear(const LessonOptions& opt, torch::nn::Linear& linear, cons
   return session.finish();
 }
 
-double median_total_us(const Profile& p, const std::string& name) {
-  std::vector<double> t;
-  for (auto id : p.find(name)) t.push_back(double(p.total_ns(id)) / 1e3);
-  std::sort(t.begin(), t.end());
-  return t.empty() ? 0.0 : t[t.size() / 2];
+// The fastest recorded call: the first recorded step also pays for the profiler's start-up.
+double fastest_total_us(const Profile& p, const std::string& name) {
+  double best = -1;
+  for (auto id : p.find(name)) {
+    const double t = double(p.total_ns(id)) / 1e3;
+    if (best < 0 || t < best) best = t;
+  }
+  return std::max(best, 0.0);
 }
 
 int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_t batch, std::int64_t large) {
@@ -77,10 +80,10 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   torch::nn::Linear big(large, large);
   big->to(opt.device, opt.dtype);
   const Profile big_profile = profile_linear(opt, big, torch::randn({batch, large}, options));
-  fmt::print("\n{:<28} {:>14} {:>14}\n", "median per call", fmt::format("{}x{}", out, in),
+  fmt::print("\n{:<28} {:>14} {:>14}\n", "fastest call", fmt::format("{}x{}", out, in),
              fmt::format("{}x{}", large, large));
   for (const char* op : {"aten::t", "aten::contiguous"})
-    fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, median_total_us(profile, op), median_total_us(big_profile, op));
+    fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op), fastest_total_us(big_profile, op));
   narrate("Beneath aten::t there are only aten::transpose and aten::as_strided (more views) and no allocation; "
           "beneath aten::contiguous there is aten::clone with an allocation the size of the weight and "
           "aten::copy_, which moves every element.");
