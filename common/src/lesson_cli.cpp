@@ -82,6 +82,7 @@ std::string LessonOptions::device_name() const { return device.is_cuda() ? "cuda
 std::string LessonOptions::tag() const { return fmt::format("{}_{}_{}", size, dtype_name(), device_name()); }
 
 LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d) {
+  remove_partial_files_on_interrupt();
   CLI::App app(d.description, d.program);
   std::int64_t size = d.size;
   std::string dtype_text, device_text = "auto", out_text = "traces";

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # smoke.sh LESSON_BINARY SLUG OUT_DIR [FLAGS...]: runs a lesson with FLAGS (small sizes) and checks
-# that it wrote its traces, tables and figures, that every trace is Trace Event JSON, and that bad
-# flags exit 2 with a one-line error.
+# that it wrote its traces, tables and figures, and that every trace is Trace Event JSON.
 set -u
 lesson=$1 slug=$2 out=$3
 shift 3
@@ -25,13 +24,4 @@ for path in pathlib.Path(sys.argv[1]).glob("*.json"):
 print("smoke: traces are valid Trace Event JSON")
 PY
 if ls "$out/$slug"/*.tmp.* >/dev/null 2>&1; then echo "smoke: temporary files left behind" >&2; exit 1; fi
-for bad in "--size 0" "--size -3" "--size abc" "--size 999999999" "--dtype int7" "--device tpu" "--steps 0" "--out /proc/version/x"; do
-  # shellcheck disable=SC2086
-  err=$("$lesson" $bad 2>&1 >/dev/null); status=$?
-  lines=$(printf '%s\n' "$err" | grep -c .)
-  if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-    echo "smoke: '$bad' gave exit $status and $lines lines of error (want 2 and 1): $err" >&2
-    exit 1
-  fi
-done
-echo "smoke: bad flags give one-line errors and exit 2"
+echo "smoke: $slug ran and wrote valid outputs"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# bad_input.sh ROOT BUILD: every invalid value of every lesson flag and runner verb gives a
+# one-line error naming what was wrong, and exit status 2. The table is below.
+set -u
+root=$1 build=$2
+failures=0
+checked=0
+
+# expect "WHAT MUST APPEAR IN THE ERROR" COMMAND...
+expect() {
+  local want=$1
+  shift
+  local err status lines
+  err=$("$@" 2>&1 >/dev/null </dev/null)
+  status=$?
+  lines=$(printf '%s\n' "$err" | grep -c .)
+  checked=$((checked + 1))
+  if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ] || ! printf '%s' "$err" | grep -qF -- "$want"; then
+    echo "FAIL: '$*' gave exit $status and $lines line(s), want 2 and 1 naming '$want': $err"
+    failures=$((failures + 1))
+  fi
+}
+
+lesson() { echo "$build/lessons/lesson$1"; }
+
+# The flags every lesson shares.
+for n in 01 02 03 04 05 06; do
+  l=$(lesson "$n")
+  expect "--size" "$l" --size 0
+  expect "--size" "$l" --size -3
+  expect "--size" "$l" --size abc
+  expect "--size" "$l" --size 99999999
+  expect "--dtype" "$l" --dtype int7
+  expect "--device" "$l" --device tpu
+  expect "--device cuda" "$l" --device cuda
+  expect "--steps" "$l" --steps 0
+  expect "--warmup" "$l" --warmup -1
+  expect "--threads" "$l" --threads 0
+  expect "--out" "$l" --out /proc/version/x
+  expect "--no-such-flag" "$l" --no-such-flag
+  expect "--size" "$l" --size
+done
+# Each lesson's own flags.
+expect "--sizes" "$(lesson 02)" --sizes 16,abc
+expect "--sizes" "$(lesson 02)" --sizes 0
+expect "--max-size" "$(lesson 02)" --max-size 8
+expect "--large" "$(lesson 03)" --large 0
+expect "--features" "$(lesson 04)" --features x
+expect "--variant" "$(lesson 05)" --variant wide
+expect "--dim" "$(lesson 05)" --dim 0
+expect "--hidden" "$(lesson 05)" --hidden -2
+expect "--iterations" "$(lesson 06)" --iterations 0
+expect "float32" "$(lesson 06)" --dtype float64
+# The runner's verbs.
+wb="$root/workbook"
+expect "unknown command 'frob'" "$wb" frob
+expect "no lesson 99" "$wb" run 99
+expect "not a lesson number" "$wb" hint x
+expect "not a lesson number" "$wb" check -1
+expect "no lesson 0" "$wb" reset 0
+expect "unknown option '--bogus'" "$wb" test --bogus
+expect "unknown option '--bogus'" "$wb" bench --bogus
+expect "usage" "$wb" trace
+expect "/nonexistent/trace.json" "$wb" trace /nonexistent/trace.json
+expect "takes no arguments" "$wb" docs now
+
+echo "bad_input: $((checked - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
