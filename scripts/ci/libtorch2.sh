@@ -3,7 +3,7 @@
 # LibTorch 2.6, built with Kineto. A minimal trixie root is made with debootstrap in
 # .cache/trixie (git ignores it; reused while it exists), the dependencies are installed there by
 # the same scripts/setup-deps.sh, the source is bind-mounted in, and `./workbook test` runs
-# inside with its own build folder (build-libtorch2/). Whatever is mounted is unmounted again,
+# inside with its own build folder (build-libtorch2/), as C++20 with g++ 14. Whatever is mounted is unmounted again,
 # even when a step fails. Needs root (debootstrap, chroot, mount).
 set -euo pipefail
 
@@ -70,6 +70,11 @@ start=$SECONDS
 chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash /src/scripts/setup-deps.sh
 echo "libtorch2: dependencies ready in $((SECONDS - start)) s"
 start=$SECONDS
-chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI="${CI:-}" \
-  WORKBOOK_BUILD_DIR=/src/build-libtorch2 bash -c 'cd /src && ./workbook test && ./workbook doctor'
+# The machine's own OpenBLAS settings go in unchanged (never altered for a test run).
+passed=()
+for var in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE OMP_WAIT_POLICY; do
+  [ -n "${!var+set}" ] && passed+=("$var=${!var}")
+done
+chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI="${CI:-}" "${passed[@]}" \
+  WORKBOOK_BUILD_DIR=/src/build-libtorch2 WORKBOOK_CXX_STANDARD=20 bash -c 'cd /src && ./workbook test && ./workbook doctor'
 echo "libtorch2: build and suite took $((SECONDS - start)) s"
