@@ -89,8 +89,7 @@ int run(const workbook::LessonOptions& opt) {
           "is spent right here, in this table.");
 
   const OutputFiles files = write_outputs(profile, table, opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
-  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
-             files.svg.string());
+  print_written(files);
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
   return 0;
 }
@@ -104,10 +103,5 @@ int main(int argc, char** argv) {
   defaults.description = "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule";
   defaults.size = 64;
   const workbook::LessonOptions opt = workbook::parse_lesson_flags(argc, argv, defaults);
-  try {
-    return run(opt);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson01: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt); });
 }

@@ -226,10 +226,5 @@ int main(int argc, char** argv) {
     usage_error(defaults.program, std::string(sizes_text.empty() ? "--max-size: " : "--sizes: ") + e.what());
   }
   std::sort(sizes.begin(), sizes.end());
-  try {
-    return run(opt, sizes, !traces.empty());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson02: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, sizes, !traces.empty()); });
 }

@@ -93,8 +93,7 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   fmt::print("\n{}", table);
   const OutputFiles files =
       write_outputs(profile, table, opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
-  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
-             files.svg.string());
+  print_written(files);
   return 0;
 }
 
@@ -115,10 +114,5 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     usage_error(defaults.program, std::string("--large: ") + e.what());
   }
-  try {
-    return run(opt, 32, 64, opt.size, large);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson03: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, 32, 64, opt.size, large); });
 }

@@ -138,8 +138,7 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   fmt::print("\n{}", table);
   const std::string tag = fmt::format("{}x{}x{}_{}_{}", m, k, n, opt.dtype_name(), opt.device_name());
   const OutputFiles files = write_outputs(profile, table, opt.out, tag, "Lesson 04 · addmm's epilogue · " + tag);
-  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
-             files.svg.string());
+  print_written(files);
   return 0;
 }
 
@@ -160,10 +159,5 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     usage_error(defaults.program, std::string("--features: ") + e.what());
   }
-  try {
-    return run(opt, opt.size, kn, kn);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson04: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, opt.size, kn, kn); });
 }

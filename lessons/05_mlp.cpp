@@ -121,8 +121,7 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
   const std::string tag = fmt::format("{}_{}x{}_{}_{}_{}", geglu ? "geglu" : "plain", opt.size, seq, dim,
                                       opt.dtype_name(), opt.device_name());
   const OutputFiles files = write_outputs(profile, table, opt.out, tag, "Lesson 05 · MLP · " + tag);
-  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
-             files.svg.string());
+  print_written(files);
   return 0;
 }
 
@@ -155,10 +154,5 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     usage_error(defaults.program, flag + ": " + e.what());
   }
-  try {
-    return run(opt, variant == "geglu", seq, dim, hidden);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson05: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, variant == "geglu", seq, dim, hidden); });
 }

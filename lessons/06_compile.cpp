@@ -186,10 +186,5 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     usage_error(defaults.program, flag + ": " + e.what());
   }
-  try {
-    return run(opt, int(iterations), dim, hidden, tokens);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "lesson06: {}\n", e.what());
-    return 1;
-  }
+  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, int(iterations), dim, hidden, tokens); });
 }

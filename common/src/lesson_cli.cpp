@@ -39,6 +39,15 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max)
   return sizes;
 }
 
+int run_reporting_errors(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", program, e.what());
+    return 1;
+  }
+}
+
 std::int64_t parse_size(const std::string& text, std::int64_t max) {
   const auto sizes = parse_sizes(text, max);
   if (sizes.size() != 1) throw std::invalid_argument(fmt::format("'{}' is not one size", text));

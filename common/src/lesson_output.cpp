@@ -44,4 +44,9 @@ OutputFiles write_outputs(const Profile& profile, const std::string& table_text,
   return files;
 }
 
+void print_written(const OutputFiles& files) {
+  fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
+             files.svg.string());
+}
+
 }  // namespace workbook

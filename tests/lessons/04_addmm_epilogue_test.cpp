@@ -4,8 +4,7 @@
 #include <functional>
 
 #include "04_addmm_epilogue.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "record_forwards.h"
 
 namespace {
 
@@ -29,15 +28,7 @@ torch::Tensor unfused(const Inputs& in) { return torch::add(torch::mm(in.x, in.w
 workbook::Profile record(const std::function<torch::Tensor()>& forward) {
   workbook::SessionOptions options;
   options.profile_memory = true;
-  workbook::Session session(workbook::Schedule(1, 1, 3), options);
-  for (int step = 0; step < 5; ++step) {
-    {
-      workbook::Region region("forward");
-      torch::Tensor y = forward();
-    }
-    session.step();
-  }
-  return session.finish();
+  return testing::record_forwards("forward", [&] { forward(); }, options);
 }
 
 // Allocations of at least one [M, N] float buffer beneath an event.

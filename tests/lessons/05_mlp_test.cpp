@@ -4,8 +4,7 @@
 #include <functional>
 
 #include "05_mlp.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "record_forwards.h"
 
 namespace {
 
@@ -15,15 +14,7 @@ constexpr std::int64_t dim = 32, hidden = 64;
 workbook::Profile record(const std::function<torch::Tensor()>& forward) {
   workbook::SessionOptions options;
   options.with_flops = true;
-  workbook::Session session(workbook::Schedule(1, 1, 3), options);
-  for (int step = 0; step < 5; ++step) {
-    {
-      workbook::Region region("mlp_forward");
-      torch::Tensor y = forward();
-    }
-    session.step();
-  }
-  return session.finish();
+  return testing::record_forwards("mlp_forward", [&] { forward(); }, options);
 }
 
 std::size_t gemms_under(const workbook::Profile& p, workbook::EventId id) {

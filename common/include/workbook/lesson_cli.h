@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& de
 
 /// Parses "16,32,64" into sizes, each in [1, max]; throws std::invalid_argument naming the bad item.
 std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max);
+
+/// Runs a lesson's body: an exception becomes one line "<program>: <what>" on stderr and exit
+/// status 1 instead of a crash.
+int run_reporting_errors(const std::string& program, const std::function<int()>& body);
 
 /// Parses one size in [1, max]; throws std::invalid_argument naming the bad text.
 std::int64_t parse_size(const std::string& text, std::int64_t max);

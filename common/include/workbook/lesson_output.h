@@ -30,4 +30,7 @@ struct OutputFiles {
 OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
                           const std::string& tag, const std::string& title);
 
+/// Prints where the files went, one path a line.
+void print_written(const OutputFiles& files);
+
 }  // namespace workbook
