@@ -97,11 +97,8 @@ int run(const workbook::LessonOptions& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  workbook::LessonDefaults defaults;
-  defaults.program = "lesson01";
-  defaults.slug = "01_matmul_add";
-  defaults.description = "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule";
-  defaults.size = 64;
+  workbook::LessonDefaults defaults("lesson01", "01_matmul_add",
+                          "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule", 64);
   const workbook::LessonOptions opt = workbook::parse_lesson_flags(argc, argv, defaults);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt); });
 }

@@ -201,10 +201,8 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
 }  // namespace
 
 int main(int argc, char** argv) {
-  LessonDefaults defaults;
-  defaults.program = "lesson02";
-  defaults.slug = "02_scale";
-  defaults.description = "Lesson 02: sweep matmul + bias over sizes; overhead-bound vs compute-bound";
+  LessonDefaults defaults("lesson02", "02_scale",
+                          "Lesson 02: sweep matmul + bias over sizes; overhead-bound vs compute-bound");
   std::string sizes_text, max_size_text, traces;
   defaults.extra = {{"--sizes", "comma-separated sizes (default: powers of two, 16..2048 on CPU, 64..4096 on CUDA)", &sizes_text},
                     {"--max-size", "largest power of two in the default sweep", &max_size_text},

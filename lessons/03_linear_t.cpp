@@ -100,11 +100,9 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  LessonDefaults defaults;
-  defaults.program = "lesson03";
-  defaults.slug = "03_linear_t";
-  defaults.description = "Lesson 03: nn::Linear's aten::t is a view; prove it from the tensor and the profile";
-  defaults.size = 1024;  // the articles' batch; the Linear is theirs too: 32 in, 64 out
+  // Default --size: the articles' batch; the Linear is theirs too: 32 in, 64 out.
+  LessonDefaults defaults("lesson03", "03_linear_t",
+                          "Lesson 03: nn::Linear's aten::t is a view; prove it from the tensor and the profile", 1024);
   std::string large_text = "1024";
   defaults.extra = {{"--large", "size of the square Linear compared with the small one", &large_text}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);

@@ -145,11 +145,9 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
 }  // namespace
 
 int main(int argc, char** argv) {
-  LessonDefaults defaults;
-  defaults.program = "lesson04";
-  defaults.slug = "04_addmm_epilogue";
-  defaults.description = "Lesson 04: unfused mm + add vs fused addmm vs nn::Linear";
-  defaults.size = 8192;  // M: a tall batch, where the extra pass over the output shows
+  // Default --size: M: a tall batch, where the extra pass over the output shows
+  LessonDefaults defaults("lesson04", "04_addmm_epilogue",
+                          "Lesson 04: unfused mm + add vs fused addmm vs nn::Linear", 8192);
   std::string features = "256";
   defaults.extra = {{"--features", "K = N, the Linear's in and out features", &features}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);

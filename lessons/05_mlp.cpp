@@ -128,11 +128,9 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
 }  // namespace
 
 int main(int argc, char** argv) {
-  LessonDefaults defaults;
-  defaults.program = "lesson05";
-  defaults.slug = "05_mlp";
-  defaults.description = "Lesson 05: the articles' GeGLU MLP (or a plain one), stage by stage";
-  defaults.size = 8;  // batch; the articles used 64 with seq 128, dim 768, hidden 3072 on a GPU
+  // Default --size: batch; the articles used 64 with seq 128, dim 768, hidden 3072 on a GPU
+  LessonDefaults defaults("lesson05", "05_mlp",
+                          "Lesson 05: the articles' GeGLU MLP (or a plain one), stage by stage", 8);
   std::string variant = "geglu", seq_text, dim_text, hidden_text;
   defaults.extra = {{"--variant", "geglu | plain", &variant},
                     {"--seq", "sequence length (default 64 on CPU, 128 on CUDA)", &seq_text},

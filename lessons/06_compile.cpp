@@ -159,11 +159,9 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
 }  // namespace
 
 int main(int argc, char** argv) {
-  LessonDefaults defaults;
-  defaults.program = "lesson06";
-  defaults.slug = "06_compile";
-  defaults.description = "Lesson 06: compile-style transpose elimination, guards and a fused gelu * mul";
-  defaults.size = 64;  // the small Linear: n x n weight, n rows
+  // Default --size: the small Linear: n x n weight, n rows
+  LessonDefaults defaults("lesson06", "06_compile",
+                          "Lesson 06: compile-style transpose elimination, guards and a fused gelu * mul", 64);
   std::string iterations_text = "2000", dim_text = "512", hidden_text = "2048", tokens_text = "1024";
   defaults.extra = {{"--iterations", "calls per timing round of the small Linear", &iterations_text},
                     {"--dim", "MLP model dimension", &dim_text},

@@ -23,6 +23,10 @@ struct ExtraFlag {
 
 /// Defaults a lesson chooses for the shared flags.
 struct LessonDefaults {
+  /// A lesson's program name, slug, one-line description and default --size.
+  LessonDefaults(std::string program_, std::string slug_, std::string description_, std::int64_t size_ = 64)
+      : program(std::move(program_)), slug(std::move(slug_)), description(std::move(description_)), size(size_) {}
+
   std::string program;          ///< "lesson01": names the program in errors and help
   std::string slug;             ///< "01_matmul_add": the lesson's folder under `--out`
   std::string description;      ///< one line for --help
