@@ -7,10 +7,15 @@ lesson=$1 out=$2
 fail() { echo "interrupt: $*" >&2; exit 1; }
 for signal in INT TERM; do
   rm -rf "$out"
-  # Many small sizes with a trace each: the signal lands while files are being written.
-  GLOG_minloglevel=2 "$lesson" --sizes "$(printf '64,%.0s' $(seq 200))64" --traces --steps 20 --out "$out" >/dev/null 2>&1 &
+  # Many small sizes with a trace each: the signal lands while files are being written. It is
+  # sent once a few sizes are done (how long that takes differs a lot between machines).
+  GLOG_minloglevel=2 "$lesson" --sizes "$(seq -s, 16 1016)" --traces --steps 20 --out "$out" >/dev/null 2>&1 &
   pid=$!
-  sleep 2.5
+  for _ in $(seq 1200); do
+    [ "$(find "$out" -type f 2>/dev/null | wc -l)" -ge 12 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
   kill -s "$signal" "$pid" 2>/dev/null
   wait "$pid"
   status=$?
