@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
@@ -59,10 +58,7 @@ int run(const workbook::LessonOptions& opt) {
   const auto steps = profile.find_prefix("ProfilerStep#");
   if (!steps.empty()) fmt::print("{}", format_tree(profile, steps.front(), 4));
 
-  const KeyAverages averages(profile);
-  const std::string sort_by = opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total";
-  const std::string table = averages.table(sort_by, 15);
-  fmt::print("\nkey_averages().table(sort_by=\"{}\", row_limit=15)\n{}", sort_by, table);
+  report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
 
   narrate("Self time is an op's own time, total time includes its children: aten::matmul has a large total but "
           "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
@@ -88,8 +84,6 @@ int run(const workbook::LessonOptions& opt) {
           "for 23 us of GPU work: overhead-bound. On the CPU there is no asynchronous launch, so every op's time "
           "is spent right here, in this table.");
 
-  const OutputFiles files = write_outputs(profile, table, opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
-  print_written(files);
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
   return 0;
 }

@@ -8,7 +8,6 @@
 #include <algorithm>
 
 #include "workbook/inspect.h"
-#include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/machine.h"
@@ -88,12 +87,7 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
           "beneath aten::contiguous there is aten::clone with an allocation the size of the weight and "
           "aten::copy_, which moves every element.");
 
-  const KeyAverages averages(profile);
-  const std::string table = averages.table(opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total", 15);
-  fmt::print("\n{}", table);
-  const OutputFiles files =
-      write_outputs(profile, table, opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
-  print_written(files);
+  report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
   return 0;
 }
 
@@ -106,11 +100,6 @@ int main(int argc, char** argv) {
   std::string large_text = "1024";
   defaults.extra = {{"--large", "size of the square Linear compared with the small one", &large_text}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  std::int64_t large = 0;
-  try {
-    large = parse_size(large_text, 8192);
-  } catch (const std::invalid_argument& e) {
-    usage_error(defaults.program, std::string("--large: ") + e.what());
-  }
+  const std::int64_t large = size_flag(defaults.program, "--large", large_text, 8192);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, 32, 64, opt.size, large); });
 }

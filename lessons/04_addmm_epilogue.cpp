@@ -10,7 +10,6 @@
 #include <chrono>
 #include <functional>
 
-#include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
@@ -133,12 +132,8 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
              "fused / unfused = {:.2f}x the time ({:.1f} us saved: {:.1f} GB/s for the extra pass's bytes)\n",
              rounds, t[0], t[1], t[1] / t[0], t[0] - t[1], double(extra) / ((t[0] - t[1]) * 1e3));
 
-  const KeyAverages averages(profile);
-  const std::string table = averages.table(opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total", 15);
-  fmt::print("\n{}", table);
   const std::string tag = fmt::format("{}x{}x{}_{}_{}", m, k, n, opt.dtype_name(), opt.device_name());
-  const OutputFiles files = write_outputs(profile, table, opt.out, tag, "Lesson 04 · addmm's epilogue · " + tag);
-  print_written(files);
+  report_profile(profile, opt.device.is_cuda(), opt.out, tag, "Lesson 04 · addmm's epilogue · " + tag);
   return 0;
 }
 
@@ -151,11 +146,6 @@ int main(int argc, char** argv) {
   std::string features = "256";
   defaults.extra = {{"--features", "K = N, the Linear's in and out features", &features}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  std::int64_t kn = 0;
-  try {
-    kn = parse_size(features, 16384);
-  } catch (const std::invalid_argument& e) {
-    usage_error(defaults.program, std::string("--features: ") + e.what());
-  }
+  const std::int64_t kn = size_flag(defaults.program, "--features", features, 16384);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, opt.size, kn, kn); });
 }

@@ -9,7 +9,6 @@
 
 #include <map>
 
-#include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
@@ -115,13 +114,9 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
                   "Like aten::t in lesson 03, these are metadata-only."
                 : "The plain block runs 3 aten::addmm (bias in the GEMM, lesson 04) and 2 aten::relu per forward.");
 
-  const KeyAverages averages(profile);
-  const std::string table = averages.table(opt.device.is_cuda() ? "cuda_time_total" : "cpu_time_total", 20);
-  fmt::print("\n{}", table);
   const std::string tag = fmt::format("{}_{}x{}_{}_{}_{}", geglu ? "geglu" : "plain", opt.size, seq, dim,
                                       opt.dtype_name(), opt.device_name());
-  const OutputFiles files = write_outputs(profile, table, opt.out, tag, "Lesson 05 · MLP · " + tag);
-  print_written(files);
+  report_profile(profile, opt.device.is_cuda(), opt.out, tag, "Lesson 05 · MLP · " + tag, 20);
   return 0;
 }
 
@@ -140,17 +135,9 @@ int main(int argc, char** argv) {
   if (variant != "geglu" && variant != "plain")
     usage_error(defaults.program, fmt::format("--variant must be geglu or plain (got '{}')", variant));
   const bool cuda = opt.device.is_cuda();
-  std::int64_t seq = 0, dim = 0, hidden = 0;
-  std::string flag;
-  try {
-    flag = "--seq";
-    seq = seq_text.empty() ? (cuda ? 128 : 64) : parse_size(seq_text, 65536);
-    flag = "--dim";
-    dim = dim_text.empty() ? (cuda ? 768 : 256) : parse_size(dim_text, 65536);
-    flag = "--hidden";
-    hidden = hidden_text.empty() ? (cuda ? 3072 : 1024) : parse_size(hidden_text, 262144);
-  } catch (const std::invalid_argument& e) {
-    usage_error(defaults.program, flag + ": " + e.what());
-  }
+  const std::int64_t seq = seq_text.empty() ? (cuda ? 128 : 64) : size_flag(defaults.program, "--seq", seq_text, 65536);
+  const std::int64_t dim = dim_text.empty() ? (cuda ? 768 : 256) : size_flag(defaults.program, "--dim", dim_text, 65536);
+  const std::int64_t hidden =
+      hidden_text.empty() ? (cuda ? 3072 : 1024) : size_flag(defaults.program, "--hidden", hidden_text, 262144);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, variant == "geglu", seq, dim, hidden); });
 }

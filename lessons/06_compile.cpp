@@ -9,7 +9,6 @@
 #include <functional>
 
 #include "workbook/compile.h"
-#include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
@@ -147,11 +146,8 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
           "recompile specialises again and counts.");
 
   for (const auto& [name, p] : {std::pair<std::string, const Profile*>{"eager", &m_eager}, {"compiled", &m_compiled}}) {
-    const std::string table = KeyAverages(*p).table("cpu_time_total", 12);
-    fmt::print("\n{} MLP\n{}", name, table);
-    const std::string tag = fmt::format("{}_mlp_{}x{}", name, tokens, dim);
-    const OutputFiles files = write_outputs(*p, table, opt.out, tag, "Lesson 06 · " + name + " MLP");
-    fmt::print("wrote {} (+ .txt .csv .svg)\n", files.trace.string());
+    fmt::print("\n{} MLP", name);
+    report_profile(*p, false, opt.out, fmt::format("{}_mlp_{}x{}", name, tokens, dim), "Lesson 06 · " + name + " MLP", 12);
   }
   return 0;
 }
@@ -170,19 +166,9 @@ int main(int argc, char** argv) {
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   if (opt.device.is_cuda() || opt.dtype != c10::ScalarType::Float)
     usage_error(defaults.program, "this lesson runs on the CPU in float32 (the fused kernel is a CPU kernel)");
-  std::int64_t iterations = 0, dim = 0, hidden = 0, tokens = 0;
-  std::string flag;
-  try {
-    flag = "--iterations";
-    iterations = parse_size(iterations_text, 1000000);
-    flag = "--dim";
-    dim = parse_size(dim_text, 16384);
-    flag = "--hidden";
-    hidden = parse_size(hidden_text, 65536);
-    flag = "--tokens";
-    tokens = parse_size(tokens_text, 1 << 20);
-  } catch (const std::invalid_argument& e) {
-    usage_error(defaults.program, flag + ": " + e.what());
-  }
+  const std::int64_t iterations = size_flag(defaults.program, "--iterations", iterations_text, 1000000);
+  const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
+  const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
+  const std::int64_t tokens = size_flag(defaults.program, "--tokens", tokens_text, 1 << 20);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, int(iterations), dim, hidden, tokens); });
 }

@@ -39,6 +39,14 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max)
   return sizes;
 }
 
+std::int64_t size_flag(const std::string& program, const std::string& flag, const std::string& text, std::int64_t max) {
+  try {
+    return parse_size(text, max);
+  } catch (const std::invalid_argument& e) {
+    usage_error(program, flag + ": " + e.what());
+  }
+}
+
 int run_reporting_errors(const std::string& program, const std::function<int()>& body) {
   try {
     return body();

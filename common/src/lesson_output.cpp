@@ -44,6 +44,16 @@ OutputFiles write_outputs(const Profile& profile, const std::string& table_text,
   return files;
 }
 
+OutputFiles report_profile(const Profile& profile, bool device_time, const std::filesystem::path& dir,
+                           const std::string& tag, const std::string& title, int row_limit) {
+  const std::string sort_by = device_time ? "cuda_time_total" : "cpu_time_total";
+  const std::string table = KeyAverages(profile).table(sort_by, row_limit);
+  fmt::print("\nkey_averages().table(sort_by=\"{}\", row_limit={})\n{}", sort_by, row_limit, table);
+  const OutputFiles files = write_outputs(profile, table, dir, tag, title);
+  print_written(files);
+  return files;
+}
+
 void print_written(const OutputFiles& files) {
   fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
              files.svg.string());

@@ -6,9 +6,8 @@
 #include <stdexcept>
 
 #include "02_scale.h"
+#include "record_forwards.h"
 #include "synthetic_events.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
 
 using exercises::Regime;
 using testing::make_event;
@@ -31,16 +30,7 @@ workbook::Profile synthetic_cpu() {
 workbook::Profile profile_at(std::int64_t n, int active = 10) {
   torch::manual_seed(2);
   const auto x = torch::randn({n, n}), w = torch::randn({n, n}), b = torch::randn({n});
-  const workbook::Schedule schedule(1, 1, active);
-  workbook::Session session(schedule);
-  for (int step = 0; step < schedule.total_steps(); ++step) {
-    {
-      workbook::Region region("matmul_add");
-      torch::Tensor y = torch::add(torch::matmul(x, w), b);
-    }
-    session.step();
-  }
-  return session.finish();
+  return testing::record_forwards("matmul_add", [&] { torch::add(torch::matmul(x, w), b); }, {}, active);
 }
 
 }  // namespace

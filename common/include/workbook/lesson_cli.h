@@ -71,6 +71,10 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max)
 /// status 1 instead of a crash.
 int run_reporting_errors(const std::string& program, const std::function<int()>& body);
 
+/// Parses the text of a lesson's own size flag; on bad input prints "<program>: <flag>: <why>"
+/// and exits with status 2.
+std::int64_t size_flag(const std::string& program, const std::string& flag, const std::string& text, std::int64_t max);
+
 /// Parses one size in [1, max]; throws std::invalid_argument naming the bad text.
 std::int64_t parse_size(const std::string& text, std::int64_t max);
 

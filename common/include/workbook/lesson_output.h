@@ -30,6 +30,12 @@ struct OutputFiles {
 OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
                           const std::string& tag, const std::string& title);
 
+/// What every lesson ends with: prints the key_averages table (sorted by device time when there
+/// is any, CPU total otherwise), writes it with the trace and timeline (write_outputs) and prints
+/// where the files went.
+OutputFiles report_profile(const Profile& profile, bool device_time, const std::filesystem::path& dir,
+                           const std::string& tag, const std::string& title, int row_limit = 15);
+
 /// Prints where the files went, one path a line.
 void print_written(const OutputFiles& files);
 
