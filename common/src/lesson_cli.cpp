@@ -102,7 +102,7 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   remove_partial_files_on_interrupt();
   CLI::App app(d.description, d.program);
   std::int64_t size = d.size;
-  std::string dtype_text, device_text = "auto", out_text = "traces";
+  std::string dtype_text = d.dtype, device_text = "auto", out_text = "traces";
   int steps = d.steps, warmup = d.warmup;
   // LibTorch's own choice (1 on a 2-core machine), not every core: OpenBLAS runs its own thread
   // pool, and extra OpenMP workers beside it made lesson 04's GEMMs 1.5x slower on 2 cores.

@@ -1,6 +1,7 @@
 // `./workbook doctor`: what the lessons will run with, and what to fix.
 #include <fmt/format.h>
 
+#include "workbook/cuda_runtime_info.h"
 #include "workbook/machine.h"
 
 int main() {
@@ -10,7 +11,8 @@ int main() {
   row("CPU", fmt::format("{} ({} logical cores)", m.cpu_model, m.cores));
   row("LibTorch", fmt::format("{} ({})", m.torch_version, m.torch_library));
   row("Kineto", m.kineto ? "yes (LibTorch can save its own traces)" : "no (the workbook writes traces itself)");
-  row("CUDA", m.cuda ? "yes" : "no");
+  row("LibTorch CUDA", m.cuda ? "yes (lessons default to --device cuda, bfloat16)" : "no (lessons run on the CPU)");
+  row("GPU", workbook::describe_cuda_runtime());
   row("BLAS", fmt::format("{} ({})", m.blas_name, m.blas_library.empty() ? "not loaded" : m.blas_library));
   row("BLAS kernel", m.blas_core.empty() ? "unknown" : m.blas_core);
   if (m.blas_threads) row("BLAS threads", std::to_string(m.blas_threads));

@@ -43,7 +43,7 @@ shared_flags() {
   echo "$checked $failures" >"$results/$1"
 }
 results=$(mktemp -d)
-for pair in "01 02" "03 04" "05 06"; do
+for pair in "01 02" "03 04" "05 06 07"; do
   for n in $pair; do shared_flags "$n" & done
   wait
 done
@@ -58,6 +58,9 @@ expect "--sizes" "$(lesson 02)" --sizes 16,abc
 expect "--sizes" "$(lesson 02)" --sizes 0
 expect "--max-size" "$(lesson 02)" --max-size 8
 expect "--large" "$(lesson 03)" --large 0
+expect "--iterations" "$(lesson 07)" --iterations 0
+expect "--iterations" "$(lesson 07)" --iterations many
+expect "--dtype" "$(lesson 07)" --dtype bfloat16
 expect "--features" "$(lesson 04)" --features x
 expect "--variant" "$(lesson 05)" --variant wide
 expect "--dim" "$(lesson 05)" --dim 0

@@ -34,6 +34,7 @@ struct LessonDefaults {
   std::int64_t max_size = 16384;  ///< largest --size accepted
   int steps = 3;                ///< default --steps (recorded steps)
   int warmup = 1;               ///< default --warmup
+  std::string dtype;            ///< default --dtype; empty: float32 on CPU, bfloat16 on CUDA
   std::vector<ExtraFlag> extra; ///< the lesson's own flags
 };
 

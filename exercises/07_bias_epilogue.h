@@ -1,0 +1,36 @@
+#pragma once
+/// \file
+/// \brief Exercise 07: the bias epilogue by hand — the few lines a GEMM kernel runs between its
+/// last multiply-add and its one store.
+
+#include <cstdint>
+#include <vector>
+
+#include "workbook/host_device.h"
+
+namespace exercises {
+
+//! [contract]
+/// The activation an epilogue may apply after the bias.
+enum class Activation { none, relu, gelu_tanh };
+
+/// What a GEMM's epilogue needs besides the accumulator: the bias, one value per output column
+/// (length N, the Linear's out_features), and an optional activation.
+struct BiasEpilogue {
+  const float* bias = nullptr;                ///< N values
+  Activation activation = Activation::none;  ///< applied after the bias
+};
+
+/// The value a GEMM stores at Y[row][col] once its accumulator holds sum_k X[row][k]·W[col][k]:
+/// activation(accumulator + bias[col]). The bias broadcasts over rows and is added exactly once.
+/// relu(v) = max(v, 0); gelu_tanh(v) = 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), which is
+/// torch::gelu(v, "tanh"). Runs on the CPU and, unchanged, inside workbook::tiled_gemm on a GPU.
+WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, const BiasEpilogue& epilogue);
+
+/// The CPU twin of the kernel: Y[M, N] = epilogue(X[M, K] · W[N, K]^T), row-major, one
+/// accumulator per output element handed to apply_epilogue before the single store.
+std::vector<float> gemm_with_epilogue(const std::vector<float>& x, const std::vector<float>& w, int m, int n, int k,
+                                      const BiasEpilogue& epilogue);
+//! [contract]
+
+}  // namespace exercises

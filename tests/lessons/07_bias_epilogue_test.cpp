@@ -1,0 +1,75 @@
+// Checks of exercise 07 on the CPU: the epilogue a GEMM kernel runs before its one store. The
+// same apply_epilogue runs inside a real kernel in the GPU suite (tests/gpu).
+#include "workbook_doctest.h"
+
+#include <vector>
+
+#include "07_bias_epilogue.h"
+
+namespace {
+
+using exercises::Activation;
+using exercises::BiasEpilogue;
+
+std::vector<float> to_vector(const torch::Tensor& t) {
+  const torch::Tensor c = t.contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+torch::Tensor from_vector(const std::vector<float>& v, std::int64_t rows, std::int64_t cols) {
+  return torch::from_blob(const_cast<float*>(v.data()), {rows, cols}, torch::kFloat).clone();
+}
+
+// torch's own answer, the way nn::Linear and the articles' MLP compute it.
+torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b, Activation activation) {
+  const torch::Tensor y = torch::addmm(b, x, w.t());
+  if (activation == Activation::relu) return torch::relu(y);
+  if (activation == Activation::gelu_tanh) return torch::gelu(y, "tanh");
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("the epilogue adds bias[col] exactly once, whatever the row") {
+  const std::vector<float> bias{0.5f, -1.25f, 3.0f, 10.0f};
+  const BiasEpilogue epilogue{bias.data(), Activation::none};
+  REQUIRE_NOTHROW(exercises::apply_epilogue(0.0f, 0, 0, epilogue));
+  for (int row : {0, 1, 7, 1000})
+    for (int col = 0; col < int(bias.size()); ++col)
+      CHECK(exercises::apply_epilogue(2.0f, row, col, epilogue) == doctest::Approx(2.0f + bias[col]));
+}
+
+TEST_CASE("relu and gelu_tanh come after the bias") {
+  const std::vector<float> bias{-3.0f, 0.0f, 1.0f};
+  const torch::Tensor values = torch::linspace(-4.0, 4.0, 33);
+  REQUIRE_NOTHROW(exercises::apply_epilogue(0.0f, 0, 0, {bias.data(), Activation::relu}));
+  for (int col = 0; col < 3; ++col)
+    for (std::int64_t i = 0; i < values.numel(); ++i) {
+      const float acc = values[i].item<float>();
+      const torch::Tensor v = torch::tensor(acc + bias[col]);
+      CHECK(exercises::apply_epilogue(acc, 0, col, {bias.data(), Activation::relu}) ==
+            doctest::Approx(torch::relu(v).item<float>()));
+      CHECK(exercises::apply_epilogue(acc, 0, col, {bias.data(), Activation::gelu_tanh}) ==
+            doctest::Approx(torch::gelu(v, "tanh").item<float>()).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)") {
+  torch::manual_seed(7);
+  const std::vector<float> one{1.0f};
+  REQUIRE_NOTHROW(exercises::gemm_with_epilogue(one, one, 1, 1, 1, {one.data(), Activation::none}));
+  struct Shape {
+    int m, n, k;
+  };
+  for (const Shape shape : std::initializer_list<Shape>{{1, 1, 1}, {5, 3, 17}, {33, 20, 64}}) {
+    const int m = shape.m, n = shape.n, k = shape.k;
+    const torch::Tensor x = torch::randn({m, k}), w = torch::randn({n, k}), b = torch::randn({n});
+    const std::vector<float> bias = to_vector(b);
+    for (Activation activation : {Activation::none, Activation::relu, Activation::gelu_tanh}) {
+      INFO("m=" << m << " n=" << n << " k=" << k << " activation=" << int(activation));
+      const std::vector<float> y = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, {bias.data(), activation});
+      REQUIRE(y.size() == std::size_t(m) * std::size_t(n));
+      CHECK(torch::allclose(from_vector(y, m, n), reference(x, w, b, activation), 1e-4, 1e-4));
+    }
+  }
+}
