@@ -101,6 +101,15 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
     if (is_gemm(e.name)) gemm_us += double(profile.self_ns(d)) / 1e3;
     if (is_elementwise(e.name)) elementwise_us += double(profile.self_ns(d)) / 1e3;
   }
+  // Kernels hang under the launch that queued them (correlation ids), so they count per forward.
+  std::map<std::string, int> kernels;
+  int kernel_count = 0;
+  for (auto d : profile.descendants(f))
+    if (profile[d].category == Category::kernel) ++kernels[profile[d].name], ++kernel_count;
+  if (kernel_count > 0) {
+    fmt::print("\nkernels per forward: {}\n", kernel_count);
+    for (const auto& [name, n] : kernels) fmt::print("  {} x{}\n", name.substr(0, 100), n);
+  }
   const double total_us = double(profile.total_ns(f)) / 1e3;
   fmt::print("\nops in one forward:");
   for (const auto& [name, n] : counts) fmt::print(" {} x{}", name, n);
