@@ -1,11 +1,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <limits>
 
-#include "workbook/atomic_file.h"
 #include "workbook/chrome_trace.h"
 
 namespace workbook {
@@ -79,95 +81,138 @@ class Reader {
     return v;
   }
 
-  Profile read(const json& root) const {
-    const json* list = &root;
-    if (root.is_object()) {
-      auto it = root.find("traceEvents");
-      if (it == root.end()) fail("no \"traceEvents\" array (is this a chrome trace?)");
-      list = &*it;
-    }
-    if (!list->is_array()) fail("\"traceEvents\" is not an array");
+  // One trace event (a member of "traceEvents"), appended to `events` when it is an activity.
+  void add(const json& ev, std::size_t i, std::vector<Event>& events) const {
+    if (!ev.is_object()) fail(fmt::format("event {} is not an object", i));
+    auto ph_it = ev.find("ph");
+    if (ph_it == ev.end() || !ph_it->is_string()) fail(fmt::format("event {}: 'ph' is missing", i));
+    const std::string ph = ph_it->get<std::string>();
+    if (ph != "X" && ph != "i" && ph != "I") return;  // metadata, flows, counters
+    auto name_it = ev.find("name");
+    if (name_it == ev.end() || !name_it->is_string()) fail(fmt::format("event {}: 'name' is missing", i));
 
-    std::vector<Event> events;
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const json& ev = (*list)[i];
-      if (!ev.is_object()) fail(fmt::format("event {} is not an object", i));
-      auto ph_it = ev.find("ph");
-      if (ph_it == ev.end() || !ph_it->is_string()) fail(fmt::format("event {}: 'ph' is missing", i));
-      const std::string ph = ph_it->get<std::string>();
-      if (ph != "X" && ph != "i" && ph != "I") continue;  // metadata, flows, counters
-      auto name_it = ev.find("name");
-      if (name_it == ev.end() || !name_it->is_string()) fail(fmt::format("event {}: 'name' is missing", i));
-
-      Event e;
-      e.name = name_it->get<std::string>();
-      e.category = category_of(ev, e.name);
-      const std::string cat = ev.contains("cat") && ev["cat"].is_string() ? ev["cat"].get<std::string>() : "";
-      if (cat == "Trace") continue;  // Kineto's whole-trace span, not an activity
-      if (ph != "X" && e.category != Category::memory) continue;
-      const double ts = micros(ev, "ts", i);
-      const double dur = ph == "X" ? micros(ev, "dur", i) : 0.0;
-      if (dur < 0) fail(fmt::format("event {} ({}): negative duration", i, e.name));
-      e.start_ns = std::llround(ts * 1e3);
-      e.end_ns = e.start_ns + std::llround(dur * 1e3);
-      e.thread = ev.contains("tid") ? id_of(ev["tid"]) : 0;
-      const json empty = json::object();
-      const json& args = ev.contains("args") && ev["args"].is_object() ? ev["args"] : empty;
-      e.input_shapes = shapes_of(args);
-      e.correlation = integer_arg(args, "correlation");
-      e.flops = integer_arg(args, "flops");
-      if (e.category == Category::memory) e.bytes = integer_arg(args, "Bytes");
-      if (e.category == Category::kernel) {
-        std::int64_t dev = args.contains("device") ? integer_arg(args, "device")
-                                                   : std::int64_t(ev.contains("pid") ? id_of(ev["pid"]) : 0);
-        e.device = fmt::format("cuda:{}", dev);
-      }
-      events.push_back(std::move(e));
+    Event e;
+    e.name = name_it->get<std::string>();
+    e.category = category_of(ev, e.name);
+    auto cat_it = ev.find("cat");
+    if (cat_it != ev.end() && cat_it->is_string() && cat_it->get_ref<const std::string&>() == "Trace")
+      return;  // Kineto's whole-trace span, not an activity
+    if (ph != "X" && e.category != Category::memory) return;
+    const double ts = micros(ev, "ts", i);
+    const double dur = ph == "X" ? micros(ev, "dur", i) : 0.0;
+    if (dur < 0) fail(fmt::format("event {} ({}): negative duration", i, e.name));
+    e.start_ns = std::llround(ts * 1e3);
+    e.end_ns = e.start_ns + std::llround(dur * 1e3);
+    auto tid_it = ev.find("tid");
+    e.thread = tid_it != ev.end() ? id_of(*tid_it) : 0;
+    static const json empty = json::object();
+    auto args_it = ev.find("args");
+    const json& args = args_it != ev.end() && args_it->is_object() ? *args_it : empty;
+    e.input_shapes = shapes_of(args);
+    e.correlation = integer_arg(args, "correlation");
+    e.flops = integer_arg(args, "flops");
+    if (e.category == Category::memory) e.bytes = integer_arg(args, "Bytes");
+    if (e.category == Category::kernel) {
+      auto pid_it = ev.find("pid");
+      std::int64_t dev = args.contains("device") ? integer_arg(args, "device")
+                                                 : std::int64_t(pid_it != ev.end() ? id_of(*pid_it) : 0);
+      e.device = fmt::format("cuda:{}", dev);
     }
-
-    // Times start at zero, as in a profile recorded here.
-    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
-    for (const Event& e : events) origin = std::min(origin, e.start_ns);
-    for (Event& e : events) {
-      e.start_ns -= origin;
-      e.end_ns -= origin;
-    }
-    return Profile(std::move(events));
+    events.push_back(std::move(e));
   }
 
  private:
   std::string source_;
 };
 
-}  // namespace
+// Streams the JSON: each member of "traceEvents" becomes an Event as soon as it is parsed and is
+// then dropped from nlohmann's document, so memory holds the events, never the whole document
+// (a DOM of a 1 GB trace needed several times its size).
+class StreamingParse {
+ public:
+  explicit StreamingParse(const Reader& reader) : reader_(reader) {}
 
-Profile parse_chrome_trace(std::string_view text, const std::string& source) {
+  bool operator()(int depth, json::parse_event_t kind, json& parsed) {
+    using Kind = json::parse_event_t;
+    if (depth == 0) {
+      if (kind == Kind::array_start) in_events_ = saw_events_ = root_is_array_ = true;
+      if (kind == Kind::value) reader_.fail("not a chrome trace: the top level is neither an object nor an array");
+      return true;
+    }
+    if (!root_is_array_ && depth == 1) {
+      if (kind == Kind::key) {
+        in_trace_events_key_ = parsed.is_string() && parsed.get_ref<const std::string&>() == "traceEvents";
+        return true;
+      }
+      if (in_trace_events_key_) {
+        if (kind == Kind::array_start) return in_events_ = saw_events_ = true;
+        if (kind == Kind::array_end) return in_events_ = false;
+        reader_.fail("\"traceEvents\" is not an array");
+      }
+      // Other members (deviceProperties, metadata) are not needed: drop them when complete.
+      return kind == Kind::object_start || kind == Kind::array_start;
+    }
+    if (in_events_ && depth == (root_is_array_ ? 1 : 2)) {
+      if (kind == Kind::object_end) {
+        reader_.add(parsed, index_++, events_);
+        return false;
+      }
+      if (kind == Kind::value || kind == Kind::array_start) reader_.fail(fmt::format("event {} is not an object", index_));
+    }
+    return true;
+  }
+
+  Profile finish() {
+    if (!saw_events_) reader_.fail("no \"traceEvents\" array (is this a chrome trace?)");
+    // Times start at zero, as in a profile recorded here.
+    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
+    for (const Event& e : events_) origin = std::min(origin, e.start_ns);
+    for (Event& e : events_) {
+      e.start_ns -= origin;
+      e.end_ns -= origin;
+    }
+    return Profile(std::move(events_));
+  }
+
+ private:
+  const Reader& reader_;
+  bool root_is_array_ = false, in_trace_events_key_ = false, in_events_ = false, saw_events_ = false;
+  std::size_t index_ = 0;
+  std::vector<Event> events_;
+};
+
+template <class Input>
+Profile parse_streaming(Input&& input, const std::string& source) {
   Reader reader(source);
-  json root;
+  StreamingParse parse(reader);
   try {
-    root = json::parse(text.begin(), text.end());
+    // What is left of the document: the top level without its events.
+    const json rest = json::parse(std::forward<Input>(input), std::ref(parse));
+    (void)rest;
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     // nlohmann's message starts with its own error code; the useful part follows.
     auto cut = what.find("parse error");
     reader.fail("not valid JSON: " + (cut == std::string::npos ? what : what.substr(cut)));
-  }
-  try {
-    return reader.read(root);
   } catch (const json::exception& e) {
     reader.fail(std::string("unexpected value: ") + e.what());
   }
+  return parse.finish();
+}
+
+}  // namespace
+
+Profile parse_chrome_trace(std::string_view text, const std::string& source) {
+  return parse_streaming(text, source);
 }
 
 Profile load_chrome_trace(const std::filesystem::path& path) {
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const std::exception& e) {
-    throw TraceError(e.what());
-  }
-  if (text.empty()) throw TraceError(fmt::format("{}: empty file", path.string()));
-  return parse_chrome_trace(text, path.string());
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw TraceError(fmt::format("{}: cannot open ({})", path.string(), std::strerror(errno)));
+  if (file.peek() == std::ifstream::traits_type::eof()) throw TraceError(fmt::format("{}: empty file", path.string()));
+  return parse_streaming(file, path.string());
 }
 
 }  // namespace workbook

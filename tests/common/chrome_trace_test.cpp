@@ -162,3 +162,25 @@ TEST_CASE("names with quotes, backslashes and control characters survive export 
   CHECK(back[0].name == name);
   CHECK(workbook::parse_chrome_trace(workbook::to_chrome_trace(Profile{})).empty());
 }
+
+TEST_CASE("inputs the fuzzer (or a person) found hostile are rejected with TraceError or read, never crash") {
+  // tests/data/fuzz-regressions: deep nesting, truncation, wrong types, huge and NaN numbers,
+  // invalid UTF-8, flows, and every crash tests/fuzz/fuzz.sh ever found.
+  int replayed = 0, rejected = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(WORKBOOK_TEST_DATA) / "fuzz-regressions")) {
+    CAPTURE(entry.path().string());
+    ++replayed;
+    try {
+      const Profile p = workbook::load_chrome_trace(entry.path());
+      const workbook::KeyAverages averages(p);
+      (void)averages.table();
+      CHECK(averages.rows().size() <= p.size());
+      CHECK(workbook::parse_chrome_trace(workbook::to_chrome_trace(p)).size() == p.size());
+    } catch (const workbook::TraceError& e) {
+      ++rejected;
+      CHECK(std::string(e.what()).find(entry.path().filename().string()) != std::string::npos);
+    }
+  }
+  CHECK(replayed >= 12);
+  CHECK(rejected >= 1);
+}

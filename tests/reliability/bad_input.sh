@@ -79,6 +79,9 @@ expect "unknown option '--bogus'" "$wb" bench --bogus
 expect "usage" "$wb" trace
 expect "/nonexistent/trace.json" "$wb" trace /nonexistent/trace.json
 expect "takes no arguments" "$wb" docs now
+expect "SECONDS" "$wb" fuzz abc
+expect "SECONDS" "$wb" fuzz 0
+expect "no lesson 8" "$wb" watch 8
 
 echo "bad_input: $((checked - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

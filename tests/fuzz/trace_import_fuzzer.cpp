@@ -1,0 +1,33 @@
+// libFuzzer target: arbitrary bytes through the chrome-trace importer, the key-averages builder,
+// its table/JSON/CSV, and the exporter. Bad input must end in workbook::TraceError, nothing else;
+// what the importer accepts must export and import again with the same number of events.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "workbook/chrome_trace.h"
+#include "workbook/key_averages.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view json(reinterpret_cast<const char*>(data), size);
+  workbook::Profile profile;
+  try {
+    profile = workbook::parse_chrome_trace(json, "fuzz input");
+  } catch (const workbook::TraceError&) {
+    return 0;  // rejected with a message: what bad input must get
+  }
+  for (bool by_shape : {false, true}) {
+    const workbook::KeyAverages averages(profile, by_shape);
+    (void)averages.table("self_cpu_time_total", 0);
+    (void)averages.to_json();
+    (void)averages.to_csv();
+  }
+  if (!profile.empty()) (void)workbook::format_tree(profile, profile.roots().front(), 4);
+  const workbook::Profile again = workbook::parse_chrome_trace(workbook::to_chrome_trace(profile), "round trip");
+  if (again.size() != profile.size()) {
+    std::fprintf(stderr, "round trip changed the event count: %zu -> %zu\n", profile.size(), again.size());
+    std::abort();
+  }
+  return 0;
+}
