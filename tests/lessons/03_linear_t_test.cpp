@@ -118,8 +118,11 @@ TEST_CASE("aten::t costs the same for a large matrix; the copy grows with it") {
   CAPTURE(t_large);
   CAPTURE(copy_small);
   CAPTURE(copy_large);
-  // 512x more elements: the view's cost stays flat (generous bound), the copy's grows a lot.
-  CHECK(t_large < 5 * t_small + 10.0);
+  // 512x more elements: the view's cost stays flat, the copy's grows a lot. The bounds are
+  // generous because a loaded machine (a CI neighbour) stretches every short event: the view
+  // must stay within a few microseconds of its small-matrix cost and far below the large copy.
+  CHECK(t_large < 5 * t_small + 50.0);
+  CHECK(t_large * 10 < copy_large);
   CHECK(copy_large > 20 * copy_small);
   for (auto t : pl.find("aten::t")) CHECK(exercises::is_metadata_only(pl, t, large.weight_bytes));
 }
