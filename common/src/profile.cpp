@@ -22,14 +22,21 @@ std::string_view category_name(Category category) {
 }
 
 Profile::Profile(std::vector<Event> events) : events_(std::move(events)) {
+  auto starts_first = [](const Event& a, const Event& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.end_ns > b.end_ns;
+  };
+  // A recorder's depth-first walk is usually in order already: then nothing moves.
+  if (std::is_sorted(events_.begin(), events_.end(), starts_first)) {
+    build_tree();
+    return;
+  }
   std::vector<std::size_t> order(events_.size());
   std::iota(order.begin(), order.end(), 0);
   // Stable: events that start together keep the order the profiler recorded them in, which
   // puts a parent before the child that began in the same microsecond.
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (events_[a].start_ns != events_[b].start_ns) return events_[a].start_ns < events_[b].start_ns;
-    return events_[a].end_ns > events_[b].end_ns;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return starts_first(events_[a], events_[b]); });
   std::vector<Event> sorted;
   sorted.reserve(events_.size());
   for (auto i : order) sorted.push_back(std::move(events_[i]));
