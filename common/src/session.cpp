@@ -86,7 +86,8 @@ Profile Session::finish() {
     if (s.started) s.save();
     s.action = Schedule::Action::none;
   }
-  return s.last;
+  // Handed over, not copied: a profile can hold millions of events.
+  return std::move(s.last);
 }
 
 int Session::step_num() const { return state_->step; }

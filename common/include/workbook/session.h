@@ -66,7 +66,8 @@ class Session {
 
   /// Ends the current step and begins the next (Python's `prof.step()`).
   void step();
-  /// Stops the session and returns the profile of the last recorded cycle.
+  /// Stops the session and hands over the profile of the last recorded cycle (a second call
+  /// returns an empty profile; on_trace_ready sees every cycle).
   Profile finish();
 
   /// Number of the current step.
