@@ -24,6 +24,7 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { r
   echo "SKIPPED: $cxx has no libFuzzer runtime (install libclang-rt-dev)"
   exit 77
 fi
+# shellcheck disable=SC2054  # the commas belong to -fsanitize=
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root/common/include")
 sources=(atomic_file chrome_trace_export chrome_trace_import key_averages profile schedule svg)

@@ -5,7 +5,7 @@
 set -u
 lesson=$1 slug=$2 out=$3
 shift 3
-rm -rf "$out/$slug"
+rm -rf "${out:?}/${slug:?}"
 stderr=$(mktemp)
 trap 'rm -f "$stderr"' EXIT
 "$lesson" "$@" --out "$out" >/dev/null 2>"$stderr"
