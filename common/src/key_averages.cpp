@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace workbook {
@@ -101,27 +102,31 @@ std::string format_shapes(const std::vector<std::vector<std::int64_t>>& shapes) 
 KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
     : grouped_by_shape_(group_by_input_shape) {
   const EventSums sums = sum_events(profile);
-  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  // Rows by name (views into the profile's own names: no string is built per event), or by
+  // name and shapes when grouping by input shape.
+  static constexpr std::string_view folded_steps = "ProfilerStep*";
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  std::map<std::pair<std::string_view, std::string>, std::size_t> by_name_and_shapes;
   for (EventId id = 0; id < profile.size(); ++id) {
     const Event& e = profile[id];
     if (e.category == Category::memory) {
       has_memory_ = true;
       if (profile.parent(id) >= 0) continue;
     }
-    std::string shapes = group_by_input_shape ? format_shapes(e.input_shapes) : "";
     // Python folds every ProfilerStep#N into one "ProfilerStep*" row.
-    const std::string name = e.name.rfind("ProfilerStep#", 0) == 0 ? "ProfilerStep*" : e.name;
-    auto key = std::make_pair(name, shapes);
-    auto it = index.find(key);
-    if (it == index.end()) {
-      it = index.emplace(key, rows_.size()).first;
+    const std::string_view name = e.name.rfind("ProfilerStep#", 0) == 0 ? folded_steps : std::string_view(e.name);
+    std::string shapes = group_by_input_shape ? format_shapes(e.input_shapes) : std::string();
+    const std::size_t row_index = group_by_input_shape
+                                      ? by_name_and_shapes.try_emplace({name, shapes}, rows_.size()).first->second
+                                      : by_name.try_emplace(name, rows_.size()).first->second;
+    if (row_index == rows_.size()) {  // first event of its row
       KeyAverage row;
-      row.name = name;
-      row.input_shapes = shapes;
+      row.name = std::string(name);
+      row.input_shapes = std::move(shapes);
       row.on_device = e.on_device();
-      rows_.push_back(row);
+      rows_.push_back(std::move(row));
     }
-    KeyAverage& r = rows_[it->second];
+    KeyAverage& r = rows_[row_index];
     r.count += 1;
     if (!e.on_device() && e.category != Category::memory) {
       r.cpu_total_us += e.duration_ns() / 1e3;
