@@ -61,31 +61,6 @@ def misnested(events, child, parent, slack_us=1.0):
         for start, end in parents)]
 
 
-def compared(counts):
-    return {k: v for k, v in counts.items() if k.startswith("aten::") or k in REGIONS}
-
-
-def our_counts(trace, under=None):
-    command = [args.trace_tool, str(trace), "--json", "--limit", "0"] + (["--under", under] if under else [])
-    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return {row["name"]: row["count"] for row in json.loads(out)}
-
-
-def python_counts_under(events, name):
-    """Counts of the events named `name` and their descendants, from Python's own tree."""
-    counts = {}
-
-    def visit(event):
-        counts[event.key] = counts.get(event.key, 0) + 1
-        for child in event.cpu_children:
-            visit(child)
-
-    for event in events:
-        if event.name == name:
-            visit(event)
-    return counts
-
-
 def compare(what, python, ours):
     python, ours = compared(python), compared(ours)
     print(f"{what}: python {sorted(python.items())}")
