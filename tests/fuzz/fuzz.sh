@@ -2,7 +2,8 @@
 # fuzz.sh BUILD_DIR SECONDS: builds tests/fuzz/trace_import_fuzzer.cpp with clang's libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer over the toolkit's LibTorch-free sources, and
 # fuzzes the chrome-trace importer and key-averages builder for SECONDS, starting from the seed
-# corpus in tests/fuzz/corpus (our traces, Kineto's, Python's). A crash leaves its input in
+# corpus in tests/fuzz/corpus (our traces, Python's, Kineto's) and tests/data (a Kineto CUDA
+# sample, the hostile inputs). A crash leaves its input in
 # BUILD_DIR/fuzz/crash-*: add it to tests/data/fuzz-regressions/ (toolkit_tests replays them).
 # Exit 77 (skipped) where clang or its libFuzzer runtime is missing. `./workbook fuzz [SECONDS]`.
 set -euo pipefail
@@ -41,7 +42,7 @@ done | xargs -r -n 2 -P 2 sh -c "$cxx ${flags[*]} -c \"\$0\" -o \"\$1\""
 regressions=("$root"/tests/data/fuzz-regressions/*)
 [ -e "${regressions[0]}" ] && "$out/trace_import_fuzzer" "${regressions[@]}" >/dev/null 2>&1
 "$out/trace_import_fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" "$root/tests/fuzz/corpus" 2>"$out/fuzz.log" || {
+  -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" "$root/tests/fuzz/corpus" "$root/tests/data" 2>"$out/fuzz.log" || {
   tail -n 40 "$out/fuzz.log"
   echo "fuzz: a crash; its input is in $out/crash-* — add it to tests/data/fuzz-regressions/"
   exit 1
