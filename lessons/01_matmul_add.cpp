@@ -68,9 +68,8 @@ int run(const workbook::LessonOptions& opt) {
   for (auto region : profile.find("matmul_add")) {
     const auto matmul = profile.under(region, "aten::matmul");
     const auto step = profile.parent(region);
-    if (matmul.empty() || step < 0) continue;
-    fmt::print("  {:<16} total {:>9.1f} us   gap {:>7.1f} us\n", profile[EventId(step)].name,
-               profile.total_ns(EventId(step)) / 1e3, (profile[matmul[0]].start_ns - profile[region].start_ns) / 1e3);
+    if (matmul.empty() || !step) continue;
+    fmt::print("  {:<16} total {:>9.1f} us   gap {:>7.1f} us\n", profile[*step].name, profile.total_ns(*step) / 1e3, (profile[matmul[0]].start_ns - profile[region].start_ns) / 1e3);
   }
   std::vector<double> later(step_us.begin() + 1, step_us.end());
   std::sort(later.begin(), later.end());

@@ -37,15 +37,7 @@ void put_us(Buffer& out, std::int64_t ns) {
   fmt::format_to(std::back_inserter(out), "{}{}.{:03}", sign, a / 1000, a % 1000);
 }
 
-long device_index(const std::string& device) {
-  auto colon = device.find(':');
-  if (colon == std::string::npos) return 0;
-  try {
-    return std::stol(device.substr(colon + 1));
-  } catch (...) {
-    return 0;
-  }
-}
+long device_index(const Event& e) { return e.device_index; }
 
 void put_metadata(Buffer& out, const char* what, long pid, std::uint64_t tid, const char* key, const std::string& value) {
   fmt::format_to(std::back_inserter(out), ",\n{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":0,\"args\":{{\"{}\":",
@@ -84,32 +76,55 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
       fmt::format_to(it, "{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":{},\"tid\":{},\"ts\":",
                      pid, e.thread);
       put_us(out, e.start_ns);
-      fmt::format_to(it, ",\"args\":{{\"Bytes\":{},\"Device Type\":0,\"Device Id\":-1}}}}", e.bytes);
+      // c10::DeviceType numbers: CPU 0, CUDA 1.
+      fmt::format_to(it, ",\"args\":{{\"Bytes\":{},\"Device Type\":{},\"Device Id\":{}}}}}", e.bytes,
+                     e.device_type == DeviceType::cpu ? 0 : 1, e.device_type == DeviceType::cpu ? -1 : e.device_index);
       continue;
     }
-    const long lane_pid = e.on_device() ? device_index(e.device) : pid;
+    const long lane_pid = e.on_device() ? device_index(e) : pid;
     if (e.on_device()) {
       device_streams[lane_pid].insert(e.thread);
     } else {
       host_threads.insert(e.thread);
       if (e.category == Category::runtime && e.correlation != 0) launches[e.correlation] = id;
     }
-    fmt::format_to(it, "{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":", category_name(e.category));
+    const bool device_annotation = e.on_device() && e.category == Category::user_annotation;
+    fmt::format_to(it, "{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":",
+                   device_annotation ? std::string_view("gpu_user_annotation") : category_name(e.category));
     put_string(out, e.name);
     fmt::format_to(it, ",\"pid\":{},\"tid\":{},\"ts\":", lane_pid, e.thread);
     put_us(out, e.start_ns);
     out.append(std::string_view(",\"dur\":"));
     put_us(out, e.duration_ns());
-    fmt::format_to(it, ",\"args\":{{\"External id\":{}", id + 1);
+    out.append(std::string_view(",\"args\":{"));
+    bool first_arg = true;
+    auto arg_separator = [&] {
+      if (!first_arg) out.push_back(',');
+      first_arg = false;
+    };
+    if (e.external_id != 0) {
+      arg_separator();
+      fmt::format_to(it, "\"External id\":{}", e.external_id);
+    }
     if (!e.input_shapes.empty()) {
-      out.append(std::string_view(",\"Input Dims\":["));
+      arg_separator();
+      out.append(std::string_view("\"Input Dims\":["));
       for (std::size_t i = 0; i < e.input_shapes.size(); ++i)
         fmt::format_to(it, "{}[{}]", i ? "," : "", fmt::join(e.input_shapes[i], ","));
       out.push_back(']');
     }
-    if (e.flops > 0) fmt::format_to(it, ",\"flops\":{}", e.flops);
-    if (e.correlation != 0) fmt::format_to(it, ",\"correlation\":{}", e.correlation);
-    if (e.on_device()) fmt::format_to(it, ",\"device\":{},\"stream\":{}", lane_pid, e.thread);
+    if (e.flops > 0) {
+      arg_separator();
+      fmt::format_to(it, "\"flops\":{}", e.flops);
+    }
+    if (e.correlation != 0) {
+      arg_separator();
+      fmt::format_to(it, "\"correlation\":{}", e.correlation);
+    }
+    if (e.on_device()) {
+      arg_separator();
+      fmt::format_to(it, "\"device\":{},\"stream\":{}", lane_pid, e.thread);
+    }
     out.append(std::string_view("}}"));
   }
 
@@ -125,7 +140,7 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
                    pid, l.thread);
     put_us(out, l.start_ns);
     fmt::format_to(it, "}},\n{{\"ph\":\"f\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"ts\":",
-                   k.correlation, device_index(k.device), k.thread);
+                   k.correlation, device_index(k), k.thread);
     put_us(out, k.start_ns);
     out.push_back('}');
   }

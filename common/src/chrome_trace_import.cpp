@@ -1,218 +1,765 @@
+// The chrome-trace importer: a purpose-built streaming JSON reader. It reads the file in
+// blocks, turns each member of "traceEvents" into an Event as soon as it is complete, skips
+// everything else without building it, and keeps numbers as text until they are converted:
+// times go from decimal µs text straight to integer ns (a double has 0.25 µs steps at
+// µs-since-epoch time stamps, ~1.7e15). No recursion: nesting is skipped with a counter.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 
+#include "normalize.h"
 #include "workbook/chrome_trace.h"
 
 namespace workbook {
 namespace {
 
-using nlohmann::json;
+struct NeedMore {};  // the buffer ends inside the current item: refill and parse it again
 
-// Kineto's categories and the older spellings Python and Kineto have used.
-Category category_of(const json& event, const std::string& name) {
-  auto cat = event.find("cat");
-  if (cat == event.end() || !cat->is_string()) {
+// Decimal text (JSON number grammar, already checked) times 10^shift, rounded half away from
+// zero, into an int64. False when it does not fit.
+bool decimal_to_int(std::string_view text, int shift, std::int64_t& out) {
+  std::size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  char digits[40];
+  int n = 0, dropped = 0, frac_digits = 0;
+  bool in_fraction = false;
+  int first_dropped = -1;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      in_fraction = true;
+      continue;
+    }
+    if (c == 'e' || c == 'E') break;
+    if (in_fraction) ++frac_digits;
+    if (n == 0 && c == '0') continue;  // leading zeros
+    if (n < 38) {
+      digits[n++] = c;
+    } else {
+      if (first_dropped < 0) first_dropped = c - '0';
+      ++dropped;
+    }
+  }
+  long exponent = 0;
+  if (i < text.size()) {  // exponent
+    ++i;
+    bool exp_negative = false;
+    if (text[i] == '+' || text[i] == '-') exp_negative = text[i++] == '-';
+    for (; i < text.size(); ++i) exponent = std::min(exponent * 10 + (text[i] - '0'), 100000L);
+    if (exp_negative) exponent = -exponent;
+  }
+  // value = digits × 10^(e) with e = exponent + shift - frac_digits + dropped
+  const long e = exponent + shift - frac_digits + dropped;
+  if (n == 0) {
+    out = 0;
+    return true;
+  }
+  const long integer_digits = n + e;
+  if (integer_digits > 19) return false;
+  unsigned __int128 value = 0;
+  int round_digit = -1;
+  if (e >= 0) {
+    for (int k = 0; k < n; ++k) value = value * 10 + unsigned(digits[k] - '0');
+    for (long k = 0; k < e; ++k) value *= 10;
+  } else {
+    const long keep = integer_digits;  // may be <= 0
+    for (long k = 0; k < keep; ++k) value = value * 10 + unsigned(digits[k] - '0');
+    if (keep >= 0) round_digit = keep < n ? digits[keep] - '0' : first_dropped;
+    if (round_digit >= 5) value += 1;
+  }
+  const unsigned __int128 limit = negative ? (unsigned __int128)std::numeric_limits<std::int64_t>::max() + 1
+                                           : (unsigned __int128)std::numeric_limits<std::int64_t>::max();
+  if (value > limit) return false;
+  out = negative ? std::int64_t(-(__int128)value) : std::int64_t(value);
+  return true;
+}
+
+bool is_integer_text(std::string_view t) { return t.find_first_of(".eE") == std::string_view::npos; }
+
+// Kineto's categories (and the older spellings Python and Kineto have used): what the event is
+// and where it ran. Python's DeviceType comes from the activity type (profiler_kineto.cpp,
+// deviceTypeFromActivity): GPU memcpy/memset/kernels/syncs/annotations are CUDA, the rest CPU.
+void classify(std::string_view cat, bool has_cat, const std::string& name, Event& e) {
+  if (!has_cat) {
     // Python's legacy exporter writes no category: operators carry a namespace.
-    return name.find("::") != std::string::npos ? Category::cpu_op : Category::user_annotation;
+    e.category = name.find("::") != std::string::npos ? Category::cpu_op : Category::user_annotation;
+    return;
   }
-  const std::string c = cat->get<std::string>();
-  if (c == "cpu_op" || c == "operator" || c == "Operator") return Category::cpu_op;
-  if (c == "user_annotation" || c == "gpu_user_annotation") return Category::user_annotation;
-  if (c == "kernel" || c == "Kernel" || c == "gpu_memcpy" || c == "Memcpy" || c == "gpu_memset" || c == "Memset")
-    return Category::kernel;
-  if (c == "cuda_runtime" || c == "Runtime" || c == "cuda_driver" || c == "runtime") return Category::runtime;
-  if (c == "cpu_instant_event" || c == "[memory]") return Category::memory;
-  return Category::other;
-}
-
-std::uint64_t id_of(const json& value) {
-  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  if (value.is_number_integer()) return std::uint64_t(value.get<std::int64_t>());
-  if (value.is_number_float()) return std::uint64_t(std::llround(value.get<double>()));
-  if (value.is_string()) return std::hash<std::string>{}(value.get<std::string>());
-  return 0;
-}
-
-std::int64_t integer_arg(const json& args, const char* key) {
-  auto it = args.find(key);
-  if (it == args.end() || !it->is_number()) return 0;
-  if (it->is_number_float()) {
-    double v = it->get<double>();
-    return std::isfinite(v) && std::fabs(v) < 9e18 ? std::int64_t(v) : 0;
+  if (cat == "cpu_op" || cat == "operator" || cat == "Operator") {
+    e.category = Category::cpu_op;
+  } else if (cat == "user_annotation") {
+    e.category = Category::user_annotation;
+  } else if (cat == "gpu_user_annotation") {
+    e.category = Category::user_annotation;
+    e.device_type = DeviceType::cuda;
+  } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" || cat == "gpu_memset" ||
+             cat == "Memset" || cat == "cuda_sync" || cat == "cuda_profiler_range") {
+    e.category = Category::kernel;
+    e.device_type = DeviceType::cuda;
+  } else if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver" || cat == "runtime") {
+    e.category = Category::runtime;
+  } else {
+    e.category = Category::other;
   }
-  return it->is_number_unsigned() ? std::int64_t(it->get<std::uint64_t>()) : it->get<std::int64_t>();
 }
 
-std::vector<std::vector<std::int64_t>> shapes_of(const json& args) {
-  std::vector<std::vector<std::int64_t>> shapes;
-  auto it = args.find("Input Dims");
-  if (it == args.end()) it = args.find("Input dims");
-  if (it == args.end() || !it->is_array()) return shapes;
-  for (const auto& input : *it) {
-    std::vector<std::int64_t> shape;
-    if (input.is_array())
-      for (const auto& d : input)
-        if (d.is_number_integer()) shape.push_back(d.get<std::int64_t>());
-    shapes.push_back(std::move(shape));
-  }
-  return shapes;
+// c10::DeviceType numbers in "[memory]" instants: CPU 0, CUDA 1, MKLDNN 2, IDEEP 5, HIP 6.
+// Python counts 0/2/5 as CPU memory and 1/6 as CUDA memory, any other device as neither.
+bool memory_device(std::int64_t code, DeviceType& type) {
+  if (code == 0 || code == 2 || code == 5) return type = DeviceType::cpu, true;
+  if (code == 1 || code == 6) return type = DeviceType::cuda, true;
+  return false;
 }
 
-class Reader {
+class Parser {
  public:
-  explicit Reader(const std::string& source) : source_(source) {}
+  explicit Parser(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
 
-  double micros(const json& event, const char* key, std::size_t index) const {
-    auto it = event.find(key);
-    if (it == event.end() || !it->is_number())
-      fail(fmt::format("event {}: '{}' is missing or not a number", index, key));
-    double v = it->get<double>();
-    // 9e12 µs is about 104 days of trace, past any profile; beyond it ns would overflow.
-    if (!std::isfinite(v) || std::fabs(v) > 9e15) fail(fmt::format("event {}: '{}' is out of range", index, key));
+  // Parses what is in [begin, end); `last` when no more input follows. Returns the offset of
+  // the first byte not consumed (the start of an unfinished item, to be given again with more).
+  std::size_t feed(const char* begin, const char* end, bool last) {
+    begin_ = begin;
+    p_ = begin;
+    end_ = end;
+    last_ = last;
+    for (;;) {
+      mark_ = p_;
+      try {
+        if (!step()) return std::size_t(p_ - begin);
+      } catch (const NeedMore&) {
+        if (last) bad_json("unexpected end of input");
+        return std::size_t(mark_ - begin);
+      }
+      consumed_ += std::size_t(p_ - mark_);
+    }
+  }
+
+  std::vector<Event> take_events() {
+    if (!saw_events_) fail("no \"traceEvents\" array (is this a chrome trace?)");
+    return std::move(events_);
+  }
+
+ private:
+  enum class State { start, members, events, done };
+
+  // One item: the root's opening, one member of the root object, one trace event, or the end.
+  bool step() {
+    skip_ws();
+    switch (state_) {
+      case State::start: {
+        const char c = peek();
+        if (c == '[') {
+          ++p_;
+          root_is_array_ = saw_events_ = true;
+          state_ = State::events;
+        } else if (c == '{') {
+          ++p_;
+          state_ = State::members;
+        } else {
+          bad_json_or("not a chrome trace: the top level is neither an object nor an array");
+        }
+        return true;
+      }
+      case State::members: {
+        if (peek() == '}') {
+          ++p_;
+          state_ = State::done;
+          return true;
+        }
+        if (!first_member_) {
+          expect(',');
+          skip_ws();
+        }
+        std::string_view key = string_view_or_decode(scratch_);
+        skip_ws();
+        expect(':');
+        skip_ws();
+        if (key == "traceEvents") {
+          if (peek() != '[') {
+            skip_value();  // the whole value must be valid JSON first
+            fail("\"traceEvents\" is not an array");
+          }
+          ++p_;
+          saw_events_ = true;
+          first_event_ = true;
+          state_ = State::events;
+        } else {
+          skip_value();  // deviceProperties, metadata: not needed
+        }
+        first_member_ = false;
+        return true;
+      }
+      case State::events: {
+        if (peek() == ']') {
+          ++p_;
+          state_ = root_is_array_ ? State::done : State::members;
+          first_member_ = false;
+          return true;
+        }
+        if (!first_event_) {
+          expect(',');
+          skip_ws();
+        }
+        event();
+        first_event_ = false;
+        return true;
+      }
+      case State::done:
+        if (p_ == end_) return false;
+        fail(fmt::format("not valid JSON: unexpected '{}' after the end of the document", printable(*p_)));
+    }
+    return false;
+  }
+
+  // --- JSON primitives --------------------------------------------------------------------
+  char peek() {
+    if (p_ == end_) throw NeedMore{};
+    return *p_;
+  }
+  void skip_ws() {
+    for (;;) {
+      while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+      if (p_ < end_ || last_) return;
+      throw NeedMore{};
+    }
+  }
+  static std::string printable(char c) {
+    return (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", (unsigned char)c);
+  }
+  [[noreturn]] void bad_json(const std::string& what) const {
+    fail(fmt::format("not valid JSON: {} at byte {}", what, consumed_ + std::size_t(p_ - mark_)));
+  }
+  [[noreturn]] void bad_json_or(const std::string& message) {
+    // Something that is JSON but not a container is not a trace; anything else is not JSON.
+    if (p_ == end_) throw NeedMore{};
+    const char c = *p_;
+    if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+      skip_value();
+      skip_ws();
+      if (p_ == end_) fail(message);
+    }
+    bad_json(fmt::format("unexpected '{}'", printable(c)));
+  }
+  void expect(char c) {
+    if (peek() != c) bad_json(fmt::format("expected '{}' but found '{}'", c, printable(*p_)));
+    ++p_;
+  }
+  void literal(const char* word) {
+    for (const char* w = word; *w; ++w) {
+      if (peek() != *w) bad_json("invalid literal");
+      ++p_;
+    }
+  }
+
+  // A string starting at p_ ('"'): a view into the buffer when it has no escapes, else decoded
+  // into `scratch`. Checks UTF-8.
+  std::string_view string_view_or_decode(std::string& scratch) {
+    if (peek() != '"') bad_json(fmt::format("expected a string but found '{}'", printable(*p_)));
+    const char* start = ++p_;
+    bool ascii = true;
+    for (;;) {
+      if (p_ == end_) throw NeedMore{};
+      const unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') break;
+      if (c == '\\') return decode_escaped(start, scratch);
+      if (c < 0x20) bad_json("control character in a string");
+      if (c >= 0x80) ascii = false;
+      ++p_;
+    }
+    std::string_view s(start, std::size_t(p_ - start));
+    ++p_;
+    if (!ascii) check_utf8(s);
+    return s;
+  }
+
+  std::string_view decode_escaped(const char* start, std::string& out) {
+    out.assign(start, std::size_t(p_ - start));
+    for (;;) {
+      if (p_ == end_) throw NeedMore{};
+      const char c = *p_++;
+      if (c == '"') break;
+      if (static_cast<unsigned char>(c) < 0x20) bad_json("control character in a string");
+      if (c != '\\') {
+        out.push_back(c);
+        continue;
+      }
+      const char x = peek();
+      ++p_;
+      switch (x) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '/': out.push_back('/'); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          std::uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            literal("\\u");
+            const std::uint32_t low = hex4();
+            if (low < 0xDC00 || low > 0xDFFF) bad_json("invalid surrogate pair");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            bad_json("invalid surrogate pair");
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: bad_json("invalid escape in a string");
+      }
+    }
+    check_utf8(out);
+    return out;
+  }
+
+  std::uint32_t hex4() {
+    std::uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = peek();
+      ++p_;
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= std::uint32_t(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= std::uint32_t(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= std::uint32_t(c - 'A' + 10);
+      else bad_json("invalid \\u escape");
+    }
     return v;
   }
 
-  // One trace event (a member of "traceEvents"), appended to `events` when it is an activity.
-  void add(const json& ev, std::size_t i, std::vector<Event>& events) const {
-    if (!ev.is_object()) fail(fmt::format("event {} is not an object", i));
-    auto ph_it = ev.find("ph");
-    if (ph_it == ev.end() || !ph_it->is_string()) fail(fmt::format("event {}: 'ph' is missing", i));
-    const std::string ph = ph_it->get<std::string>();
-    if (ph != "X" && ph != "i" && ph != "I") return;  // metadata, flows, counters
-    auto name_it = ev.find("name");
-    if (name_it == ev.end() || !name_it->is_string()) fail(fmt::format("event {}: 'name' is missing", i));
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out.push_back(char(cp));
+    } else if (cp < 0x800) {
+      out.push_back(char(0xC0 | (cp >> 6)));
+      out.push_back(char(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(char(0xE0 | (cp >> 12)));
+      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(char(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(char(0xF0 | (cp >> 18)));
+      out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(char(0x80 | (cp & 0x3F)));
+    }
+  }
 
+  void check_utf8(std::string_view s) const {
+    std::size_t i = 0;
+    while (i < s.size()) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+      if (extra < 0 || (c >= 0xC0 && c < 0xC2) || c > 0xF4 || i + std::size_t(extra) >= s.size() + (extra == 0))
+        fail("not valid JSON: invalid UTF-8 in a string");
+      for (int k = 1; k <= extra; ++k)
+        if ((static_cast<unsigned char>(s[i + std::size_t(k)]) & 0xC0) != 0x80) fail("not valid JSON: invalid UTF-8 in a string");
+      i += std::size_t(extra) + 1;
+    }
+  }
+
+  // A number's text, grammar checked.
+  std::string_view number() {
+    const char* start = p_;
+    auto digit = [&] { return p_ < end_ && *p_ >= '0' && *p_ <= '9'; };
+    auto more = [&] {
+      if (p_ == end_ && !last_) throw NeedMore{};
+    };
+    if (peek() == '-') ++p_;
+    more();
+    if (!digit()) bad_json("invalid number");
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (digit()) ++p_;
+    }
+    more();
+    if (p_ < end_ && *p_ == '.') {
+      ++p_;
+      more();
+      if (!digit()) bad_json("invalid number");
+      while (digit()) ++p_;
+    }
+    more();
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      more();
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      more();
+      if (!digit()) bad_json("invalid number");
+      while (digit()) ++p_;
+    }
+    more();
+    return std::string_view(start, std::size_t(p_ - start));
+  }
+
+  // Skips any value. No recursion: the open containers are a stack of bytes.
+  void skip_value() {
+    std::vector<char>& open = skip_stack_;
+    open.clear();
+    auto key = [&] {
+      skip_ws();
+      string_view_or_decode(scratch_);
+      skip_ws();
+      expect(':');
+    };
+    for (;;) {
+      skip_ws();
+      const char c = peek();
+      if (c == '{' || c == '[') {
+        ++p_;
+        skip_ws();
+        if (peek() == (c == '{' ? '}' : ']')) {
+          ++p_;
+        } else {
+          open.push_back(c);
+          if (c == '{') key();
+          continue;
+        }
+      } else if (c == '"') {
+        string_view_or_decode(scratch_);
+      } else if (c == 't') {
+        literal("true");
+      } else if (c == 'f') {
+        literal("false");
+      } else if (c == 'n') {
+        literal("null");
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        number();
+      } else {
+        bad_json(fmt::format("unexpected '{}'", printable(c)));
+      }
+      // After a value: close what ends here, or go on to the next element.
+      for (;;) {
+        if (open.empty()) return;
+        skip_ws();
+        const char d = peek();
+        if (d == ',') {
+          ++p_;
+          if (open.back() == '{') key();
+          break;
+        }
+        if (d == (open.back() == '{' ? '}' : ']')) {
+          ++p_;
+          open.pop_back();
+          continue;
+        }
+        bad_json(fmt::format("unexpected '{}'", printable(d)));
+      }
+    }
+  }
+
+  // --- trace events -------------------------------------------------------------------------
+  struct Number {
+    std::string_view text;
+    bool present = false, is_number = false;
+  };
+
+  static std::int64_t integer_value(std::string_view text) {
+    std::int64_t v = 0;
+    if (is_integer_text(text)) return decimal_to_int(text, 0, v) ? v : 0;
+    // A float where an integer belongs: truncated like a C++ cast, 0 when out of range.
+    const double d = std::strtod(std::string(text).c_str(), nullptr);
+    return std::isfinite(d) && std::fabs(d) < 9e18 ? std::int64_t(d) : 0;
+  }
+
+  std::uint64_t id_value() {
+    const char c = peek();
+    if (c == '"') {
+      const std::string_view s = string_view_or_decode(scratch_);
+      return std::hash<std::string_view>{}(s);
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      const std::string_view t = number();
+      if (is_integer_text(t) && t[0] != '-') {
+        std::int64_t v = 0;
+        if (decimal_to_int(t, 0, v)) return std::uint64_t(v);
+        // larger than int64: keep the low bits of the unsigned value
+        std::uint64_t u = 0;
+        for (char d : t) u = u * 10 + std::uint64_t(d - '0');
+        return u;
+      }
+      std::int64_t v = 0;
+      return decimal_to_int(t, 0, v) ? std::uint64_t(v) : 0;
+    }
+    skip_value();
+    return 0;
+  }
+
+  std::int64_t int_or_zero() {
+    const char c = peek();
+    if (c == '-' || (c >= '0' && c <= '9')) return integer_value(number());
+    skip_value();
+    return 0;
+  }
+
+  void input_dims(std::vector<std::vector<std::int64_t>>& shapes) {
+    if (peek() != '[') return skip_value();
+    ++p_;
+    skip_ws();
+    if (peek() == ']') {
+      ++p_;
+      return;
+    }
+    for (;;) {
+      skip_ws();
+      std::vector<std::int64_t> shape;
+      if (peek() == '[') {
+        ++p_;
+        skip_ws();
+        if (peek() == ']') {
+          ++p_;
+        } else {
+          for (;;) {
+            skip_ws();
+            const char c = peek();
+            if (c == '-' || (c >= '0' && c <= '9')) {
+              const std::string_view t = number();
+              std::int64_t v = 0;
+              if (is_integer_text(t) && decimal_to_int(t, 0, v)) shape.push_back(v);
+            } else {
+              skip_value();
+            }
+            skip_ws();
+            if (peek() == ',') {
+              ++p_;
+              continue;
+            }
+            expect(']');
+            break;
+          }
+        }
+      } else {
+        skip_value();
+      }
+      shapes.push_back(std::move(shape));
+      skip_ws();
+      if (peek() == ',') {
+        ++p_;
+        continue;
+      }
+      expect(']');
+      return;
+    }
+  }
+
+  void args(Event& e, std::int64_t& device_arg, bool& has_device_arg, std::int64_t& memory_device_code,
+            std::int64_t& device_id) {
+    if (peek() != '{') return skip_value();
+    ++p_;
+    skip_ws();
+    if (peek() == '}') {
+      ++p_;
+      return;
+    }
+    std::string key_scratch;
+    for (;;) {
+      skip_ws();
+      const std::string_view key = string_view_or_decode(key_scratch);
+      skip_ws();
+      expect(':');
+      skip_ws();
+      if (key == "External id") e.external_id = int_or_zero();
+      else if (key == "correlation") e.correlation = int_or_zero();
+      else if (key == "flops") e.flops = int_or_zero();
+      else if (key == "Bytes") e.bytes = int_or_zero();
+      else if (key == "Device Type") memory_device_code = int_or_zero();
+      else if (key == "Device Id") device_id = int_or_zero();
+      else if (key == "device") {
+        device_arg = int_or_zero();
+        has_device_arg = true;
+      } else if (key == "Input Dims" || key == "Input dims") input_dims(e.input_shapes);
+      else skip_value();
+      skip_ws();
+      if (peek() == ',') {
+        ++p_;
+        continue;
+      }
+      expect('}');
+      return;
+    }
+  }
+
+  Number number_member() {
+    Number n;
+    n.present = true;
+    const char c = peek();
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      n.text = number();
+      n.is_number = true;
+    } else {
+      skip_value();
+    }
+    return n;
+  }
+
+  std::int64_t nanoseconds(const Number& n, const char* key, std::size_t index) const {
+    if (!n.present || !n.is_number) fail(fmt::format("event {}: '{}' is missing or not a number", index, key));
+    std::int64_t v = 0;
+    if (!decimal_to_int(n.text, 3, v)) fail(fmt::format("event {}: '{}' is out of range (its ns do not fit in 64 bits)", index, key));
+    return v;
+  }
+
+  void event() {
+    const std::size_t index = index_;
+    if (peek() != '{') {
+      skip_value();
+      fail(fmt::format("event {} is not an object", index));
+    }
+    ++p_;
+    std::string ph, cat;
+    bool has_ph = false, has_name = false, has_cat = false;
+    Number ts, dur, pid_number;
+    std::uint64_t tid = 0, pid = 0;
+    std::int64_t device_arg = 0, memory_device_code = 0, device_id = 0;
+    bool has_device_arg = false;
     Event e;
-    e.name = name_it->get<std::string>();
-    e.category = category_of(ev, e.name);
-    auto cat_it = ev.find("cat");
-    if (cat_it != ev.end() && cat_it->is_string() && cat_it->get_ref<const std::string&>() == "Trace")
-      return;  // Kineto's whole-trace span, not an activity
-    if (ph != "X" && e.category != Category::memory) return;
-    const double ts = micros(ev, "ts", i);
-    const double dur = ph == "X" ? micros(ev, "dur", i) : 0.0;
-    if (dur < 0) fail(fmt::format("event {} ({}): negative duration", i, e.name));
-    e.start_ns = std::llround(ts * 1e3);
-    e.end_ns = e.start_ns + std::llround(dur * 1e3);
-    auto tid_it = ev.find("tid");
-    e.thread = tid_it != ev.end() ? id_of(*tid_it) : 0;
-    static const json empty = json::object();
-    auto args_it = ev.find("args");
-    const json& args = args_it != ev.end() && args_it->is_object() ? *args_it : empty;
-    e.input_shapes = shapes_of(args);
-    e.correlation = integer_arg(args, "correlation");
-    e.flops = integer_arg(args, "flops");
-    if (e.category == Category::memory) e.bytes = integer_arg(args, "Bytes");
-    if (e.category == Category::kernel) {
-      auto pid_it = ev.find("pid");
-      std::int64_t dev = args.contains("device") ? integer_arg(args, "device")
-                                                 : std::int64_t(pid_it != ev.end() ? id_of(*pid_it) : 0);
-      e.device = fmt::format("cuda:{}", dev);
+    skip_ws();
+    if (peek() == '}') {
+      ++p_;
+    } else {
+      for (;;) {
+        skip_ws();
+        const std::string_view key = string_view_or_decode(key_scratch_);
+        skip_ws();
+        expect(':');
+        skip_ws();
+        const char c = peek();
+        if (key == "ph") {
+          if (c == '"') {
+            ph = std::string(string_view_or_decode(scratch_));
+            has_ph = true;
+          } else {
+            skip_value();
+          }
+        } else if (key == "name") {
+          if (c == '"') {
+            e.name = std::string(string_view_or_decode(scratch_));
+            has_name = true;
+          } else {
+            skip_value();
+          }
+        } else if (key == "cat") {
+          if (c == '"') {
+            cat = std::string(string_view_or_decode(scratch_));
+            has_cat = true;
+          } else {
+            skip_value();
+          }
+        } else if (key == "ts") {
+          ts = number_member();
+        } else if (key == "dur") {
+          dur = number_member();
+        } else if (key == "tid") {
+          tid = id_value();
+        } else if (key == "pid") {
+          pid = id_value();
+        } else if (key == "args") {
+          args(e, device_arg, has_device_arg, memory_device_code, device_id);
+        } else {
+          skip_value();
+        }
+        skip_ws();
+        if (peek() == ',') {
+          ++p_;
+          continue;
+        }
+        expect('}');
+        break;
+      }
     }
-    events.push_back(std::move(e));
+    ++index_;
+    // The whole object was read: from here on, errors are about its meaning.
+    if (!has_ph) fail(fmt::format("event {}: 'ph' is missing", index));
+    if (ph != "X" && ph != "i" && ph != "I") return;  // metadata, flows, counters
+    if (!has_name) fail(fmt::format("event {}: 'name' is missing", index));
+    if (has_cat && cat == "Trace") return;  // Kineto's whole-trace span, not an activity
+    const bool instant = ph != "X";
+    if (instant && !(e.name == "[memory]" || (has_cat && (cat == "cpu_instant_event" || cat == "[memory]")))) return;
+    if (instant) {
+      e.category = Category::memory;
+      e.name = "[memory]";
+      DeviceType type = DeviceType::cpu;
+      if (!memory_device(memory_device_code, type)) e.bytes = 0;  // counted by Python as neither
+      e.device_type = type;
+      e.device_index = int(device_id);
+    } else {
+      classify(cat, has_cat, e.name, e);
+    }
+    e.start_ns = nanoseconds(ts, "ts", index);
+    const std::int64_t duration = instant ? 0 : nanoseconds(dur, "dur", index);
+    if (duration < 0) fail(fmt::format("event {} ({}): negative duration", index, e.name));
+    if (__builtin_add_overflow(e.start_ns, duration, &e.end_ns))
+      fail(fmt::format("event {}: 'ts' + 'dur' is out of range", index));
+    e.thread = tid;
+    if (e.on_device()) e.device_index = int(has_device_arg ? device_arg : std::int64_t(pid));
+    events_.push_back(std::move(e));
   }
 
- private:
   std::string source_;
-};
-
-// Streams the JSON: each member of "traceEvents" becomes an Event as soon as it is parsed and is
-// then dropped from nlohmann's document, so memory holds the events, never the whole document
-// (a DOM of a 1 GB trace needed several times its size).
-class StreamingParse {
- public:
-  explicit StreamingParse(const Reader& reader) : reader_(reader) {}
-
-  bool operator()(int depth, json::parse_event_t kind, json& parsed) {
-    using Kind = json::parse_event_t;
-    if (depth == 0) {
-      if (kind == Kind::array_start) in_events_ = saw_events_ = root_is_array_ = true;
-      if (kind == Kind::value) reader_.fail("not a chrome trace: the top level is neither an object nor an array");
-      return true;
-    }
-    if (!root_is_array_ && depth == 1) {
-      if (kind == Kind::key) {
-        in_trace_events_key_ = parsed.is_string() && parsed.get_ref<const std::string&>() == "traceEvents";
-        return true;
-      }
-      if (in_trace_events_key_) {
-        if (kind == Kind::array_start) return in_events_ = saw_events_ = true;
-        if (kind == Kind::array_end) return in_events_ = false;
-        reader_.fail("\"traceEvents\" is not an array");
-      }
-      // Other members (deviceProperties, metadata) are not needed: drop them when complete.
-      return kind == Kind::object_start || kind == Kind::array_start;
-    }
-    if (in_events_ && depth == (root_is_array_ ? 1 : 2)) {
-      if (kind == Kind::object_end) {
-        reader_.add(parsed, index_++, events_);
-        return false;
-      }
-      if (kind == Kind::value || kind == Kind::array_start) reader_.fail(fmt::format("event {} is not an object", index_));
-    }
-    return true;
-  }
-
-  Profile finish() {
-    if (!saw_events_) reader_.fail("no \"traceEvents\" array (is this a chrome trace?)");
-    // Times start at zero, as in a profile recorded here.
-    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
-    for (const Event& e : events_) origin = std::min(origin, e.start_ns);
-    for (Event& e : events_) {
-      e.start_ns -= origin;
-      e.end_ns -= origin;
-    }
-    return Profile(std::move(events_));
-  }
-
- private:
-  const Reader& reader_;
-  bool root_is_array_ = false, in_trace_events_key_ = false, in_events_ = false, saw_events_ = false;
-  std::size_t index_ = 0;
+  State state_ = State::start;
+  bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true, last_ = false;
+  const char* begin_ = nullptr;
+  const char* p_ = nullptr;
+  const char* end_ = nullptr;
+  std::size_t consumed_ = 0, index_ = 0;
+  std::string scratch_, key_scratch_;
+  std::vector<char> skip_stack_;
+  const char* mark_ = nullptr;
   std::vector<Event> events_;
 };
 
-template <class Input>
-Profile parse_streaming(Input&& input, const std::string& source) {
-  Reader reader(source);
-  StreamingParse parse(reader);
+Profile finish(Parser& parser) {
+  std::vector<Event> events = parser.take_events();
   try {
-    // What is left of the document: the top level without its events.
-    const json rest = json::parse(std::forward<Input>(input), std::ref(parse));
-    (void)rest;
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // nlohmann's message starts with its own error code; the useful part follows.
-    auto cut = what.find("parse error");
-    reader.fail("not valid JSON: " + (cut == std::string::npos ? what : what.substr(cut)));
-  } catch (const json::exception& e) {
-    reader.fail(std::string("unexpected value: ") + e.what());
+    return detail::normalized_profile(std::move(events));
+  } catch (const std::range_error& e) {
+    parser.fail(e.what());
   }
-  return parse.finish();
 }
 
 }  // namespace
 
 Profile parse_chrome_trace(std::string_view text, const std::string& source) {
-  return parse_streaming(text, source);
+  Parser parser(source);
+  parser.feed(text.data(), text.data() + text.size(), true);
+  return finish(parser);
 }
 
 Profile load_chrome_trace(const std::filesystem::path& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
-  std::ifstream file(path, std::ios::binary);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw TraceError(fmt::format("{}: cannot open ({})", path.string(), std::strerror(errno)));
-  if (file.peek() == std::ifstream::traits_type::eof()) throw TraceError(fmt::format("{}: empty file", path.string()));
-  return parse_streaming(file, path.string());
+  Parser parser(path.string());
+  // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
+  std::vector<char> buffer(std::size_t(4) << 20);
+  std::size_t filled = 0;
+  bool any = false;
+  for (;;) {
+    const std::size_t got = std::fread(buffer.data() + filled, 1, buffer.size() - filled, file.get());
+    if (got == 0 && std::ferror(file.get())) throw TraceError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
+    filled += got;
+    any = any || filled > 0;
+    const bool last = got == 0 || std::feof(file.get());
+    if (!any && last) throw TraceError(fmt::format("{}: empty file", path.string()));
+    const std::size_t used = parser.feed(buffer.data(), buffer.data() + filled, last);
+    if (last) break;
+    std::memmove(buffer.data(), buffer.data() + used, filled - used);
+    filled -= used;
+    if (filled == buffer.size()) buffer.resize(buffer.size() * 2);
+  }
+  return finish(parser);
 }
 
 }  // namespace workbook

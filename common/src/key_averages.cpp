@@ -6,55 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 #include <map>
 #include <unordered_map>
 #include <stdexcept>
 
 namespace workbook {
 namespace {
-
-// Per-event sums, computed once over the tree, following FunctionEvent's properties.
-struct EventSums {
-  std::vector<double> device_self_us, device_total_us;
-  std::vector<std::int64_t> memory_self, memory_total;
-};
-
-EventSums sum_events(const Profile& p) {
-  const std::size_t n = p.size();
-  EventSums s{std::vector<double>(n, 0), std::vector<double>(n, 0), std::vector<std::int64_t>(n, 0),
-              std::vector<std::int64_t>(n, 0)};
-  for (EventId id = 0; id < n; ++id) {
-    const Event& e = p[id];
-    if (e.on_device()) {
-      s.device_self_us[id] += e.duration_ns() / 1e3;
-      // A kernel's time belongs to the op that launched it, not to the runtime call.
-      auto owner = p.parent(id);
-      while (owner >= 0 && p[static_cast<EventId>(owner)].category == Category::runtime)
-        owner = p.parent(static_cast<EventId>(owner));
-      if (owner >= 0) s.device_self_us[static_cast<EventId>(owner)] += e.duration_ns() / 1e3;
-    } else if (e.category == Category::memory) {
-      auto owner = p.parent(id);
-      if (owner >= 0) s.memory_self[static_cast<EventId>(owner)] += e.bytes;
-      else s.memory_self[id] += e.bytes;  // an allocation outside any op is its own "[memory]" row
-    }
-  }
-  std::vector<bool> done(n, false);
-  std::function<void(EventId)> total = [&](EventId id) {
-    if (done[id]) return;
-    done[id] = true;
-    s.device_total_us[id] = s.device_self_us[id];
-    s.memory_total[id] = s.memory_self[id];
-    if (p[id].on_device()) return;
-    for (EventId c : p.children(id)) {
-      if (p[c].on_device() || p[c].category == Category::memory) continue;
-      total(c);
-      s.device_total_us[id] += s.device_total_us[c];
-      s.memory_total[id] += s.memory_total[c];
-    }
-  };
-  for (EventId id = 0; id < n; ++id) total(id);
-  return s;
-}
 
 double sort_value(const KeyAverage& r, const std::string& key) {
   if (key == "cpu_time_total") return r.cpu_total_us;
@@ -65,6 +23,8 @@ double sort_value(const KeyAverage& r, const std::string& key) {
   if (key == "cuda_time" || key == "device_time") return r.device_avg_us();
   if (key == "cpu_memory_usage") return double(r.cpu_memory_bytes);
   if (key == "self_cpu_memory_usage") return double(r.self_cpu_memory_bytes);
+  if (key == "cuda_memory_usage" || key == "device_memory_usage") return double(r.device_memory_bytes);
+  if (key == "self_cuda_memory_usage" || key == "self_device_memory_usage") return double(r.self_device_memory_bytes);
   if (key == "count") return double(r.count);
   if (key == "flops") return double(r.flops);
   throw std::invalid_argument("unknown sort key '" + key +
@@ -101,48 +61,69 @@ std::string format_shapes(const std::vector<std::vector<std::int64_t>>& shapes) 
 
 KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
     : grouped_by_shape_(group_by_input_shape) {
-  const EventSums sums = sum_events(profile);
-  // Rows by name (views into the profile's own names: no string is built per event), or by
-  // name and shapes when grouping by input shape.
+  const std::vector<EventStats> stats = profile.stats();
+  const std::vector<bool> alone = profile.unattributed_memory();
+  // Python keys rows by name and device type (profiler_util.py, EventList.key_averages): a
+  // kernel or a GPU annotation never merges into the host row of the same name. Names are views
+  // into the profile's own strings: no string is built per event.
   static constexpr std::string_view folded_steps = "ProfilerStep*";
-  std::unordered_map<std::string_view, std::size_t> by_name;
-  std::map<std::pair<std::string_view, std::string>, std::size_t> by_name_and_shapes;
+  using Key = std::pair<std::string_view, DeviceType>;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::string_view>{}(k.first) * 31 + std::size_t(k.second);
+    }
+  };
+  std::unordered_map<Key, std::size_t, KeyHash> by_key;
+  std::map<std::tuple<std::string_view, DeviceType, std::string>, std::size_t> by_key_and_shapes;
   for (EventId id = 0; id < profile.size(); ++id) {
     const Event& e = profile[id];
     if (e.category == Category::memory) {
       has_memory_ = true;
-      if (profile.parent(id) >= 0) continue;
+      if (e.device_type != DeviceType::cpu) has_device_memory_ = true;
+      if (!alone[id]) continue;  // counted in the ops around it
     }
+    const DeviceType device = e.on_device() ? e.device_type : DeviceType::cpu;
     // Python folds every ProfilerStep#N into one "ProfilerStep*" row.
     const std::string_view name = e.name.rfind("ProfilerStep#", 0) == 0 ? folded_steps : std::string_view(e.name);
     std::string shapes = group_by_input_shape ? format_shapes(e.input_shapes) : std::string();
-    const std::size_t row_index = group_by_input_shape
-                                      ? by_name_and_shapes.try_emplace({name, shapes}, rows_.size()).first->second
-                                      : by_name.try_emplace(name, rows_.size()).first->second;
+    const std::size_t row_index =
+        group_by_input_shape ? by_key_and_shapes.try_emplace({name, device, shapes}, rows_.size()).first->second
+                             : by_key.try_emplace(Key{name, device}, rows_.size()).first->second;
     if (row_index == rows_.size()) {  // first event of its row
       KeyAverage row;
       row.name = std::string(name);
+      row.device_type = device;
       row.input_shapes = std::move(shapes);
-      row.on_device = e.on_device();
       rows_.push_back(std::move(row));
     }
     KeyAverage& r = rows_[row_index];
+    const EventStats& st = stats[id];
     r.count += 1;
-    if (!e.on_device() && e.category != Category::memory) {
-      r.cpu_total_us += e.duration_ns() / 1e3;
-      r.self_cpu_us += profile.self_ns(id) / 1e3;
-    }
-    r.self_device_us += sums.device_self_us[id];
-    r.device_total_us += sums.device_total_us[id];
-    r.cpu_memory_bytes += sums.memory_total[id];
-    r.self_cpu_memory_bytes += sums.memory_self[id];
+    r.cpu_total_us += double(st.cpu_total_ns) / 1e3;
+    r.self_cpu_us += double(st.self_cpu_ns) / 1e3;
+    r.self_device_us += double(st.self_device_ns) / 1e3;
+    r.device_total_us += double(st.device_total_ns) / 1e3;
+    r.cpu_memory_bytes += st.cpu_memory;
+    r.self_cpu_memory_bytes += st.self_cpu_memory;
+    r.device_memory_bytes += st.device_memory;
+    r.self_device_memory_bytes += st.self_device_memory;
     r.flops += e.flops;
   }
 }
 
 const KeyAverage* KeyAverages::find(std::string_view name) const {
+  const KeyAverage* any = nullptr;
+  for (const auto& r : rows_) {
+    if (r.name != name) continue;
+    if (r.device_type == DeviceType::cpu) return &r;
+    if (!any) any = &r;
+  }
+  return any;
+}
+
+const KeyAverage* KeyAverages::find(std::string_view name, DeviceType device_type) const {
   for (const auto& r : rows_)
-    if (r.name == name) return &r;
+    if (r.name == name && r.device_type == device_type) return &r;
   return nullptr;
 }
 
@@ -164,8 +145,9 @@ double KeyAverages::self_cpu_total_us() const {
 
 double KeyAverages::self_device_total_us() const {
   double sum = 0;
+  // Python's footer adds the self device time of device rows only (kernels, memcpy, ...).
   for (const auto& r : rows_)
-    if (r.on_device) sum += r.self_device_us;
+    if (r.device_type != DeviceType::cpu) sum += r.self_device_us;
   return sum;
 }
 
@@ -205,6 +187,10 @@ std::string KeyAverages::table(const TableOptions& o) const {
   if (has_memory_) {
     headers.push_back("CPU Mem");
     headers.push_back("Self CPU Mem");
+    if (has_device_memory_) {
+      headers.push_back(fmt::format("{} Mem", o.device_name));
+      headers.push_back(fmt::format("Self {} Mem", o.device_name));
+    }
   }
   headers.push_back("# of Calls");
   std::vector<std::size_t> widths(headers.size(), 12);
@@ -257,6 +243,10 @@ std::string KeyAverages::table(const TableOptions& o) const {
     if (has_memory_) {
       cells.push_back(format_memory(r.cpu_memory_bytes));
       cells.push_back(format_memory(r.self_cpu_memory_bytes));
+      if (has_device_memory_) {
+        cells.push_back(format_memory(r.device_memory_bytes));
+        cells.push_back(format_memory(r.self_device_memory_bytes));
+      }
     }
     cells.push_back(std::to_string(r.count));
     if (shapes) cells.push_back(r.input_shapes.substr(0, shapes_width));
@@ -273,6 +263,7 @@ std::string KeyAverages::to_json(const TableOptions& o) const {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : sorted(o.sort_by)) {
     rows.push_back({{"name", r.name},
+                    {"device_type", device_type_name(r.device_type)},
                     {"input_shapes", r.input_shapes},
                     {"count", r.count},
                     {"self_cpu_us", r.self_cpu_us},
@@ -282,6 +273,8 @@ std::string KeyAverages::to_json(const TableOptions& o) const {
                     {"device_total_us", r.device_total_us},
                     {"cpu_memory_bytes", r.cpu_memory_bytes},
                     {"self_cpu_memory_bytes", r.self_cpu_memory_bytes},
+                    {"device_memory_bytes", r.device_memory_bytes},
+                    {"self_device_memory_bytes", r.self_device_memory_bytes},
                     {"flops", r.flops}});
   }
   return rows.dump(2) + "\n";
@@ -294,12 +287,13 @@ std::string KeyAverages::to_csv(const TableOptions& o) const {
     return q + "\"";
   };
   std::string out =
-      "name,input_shapes,count,self_cpu_us,cpu_total_us,cpu_avg_us,self_device_us,device_total_us,"
-      "cpu_memory_bytes,self_cpu_memory_bytes,flops\n";
+      "name,device_type,input_shapes,count,self_cpu_us,cpu_total_us,cpu_avg_us,self_device_us,device_total_us,"
+      "cpu_memory_bytes,self_cpu_memory_bytes,device_memory_bytes,self_device_memory_bytes,flops\n";
   for (const auto& r : sorted(o.sort_by)) {
-    out += fmt::format("{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", quote(r.name), quote(r.input_shapes),
-                       r.count, r.self_cpu_us, r.cpu_total_us, r.cpu_avg_us(), r.self_device_us, r.device_total_us,
-                       r.cpu_memory_bytes, r.self_cpu_memory_bytes, r.flops);
+    out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{}\n", quote(r.name),
+                       device_type_name(r.device_type), quote(r.input_shapes), r.count, r.self_cpu_us, r.cpu_total_us,
+                       r.cpu_avg_us(), r.self_device_us, r.device_total_us, r.cpu_memory_bytes,
+                       r.self_cpu_memory_bytes, r.device_memory_bytes, r.self_device_memory_bytes, r.flops);
   }
   return out;
 }

@@ -1,6 +1,8 @@
 // Version layer: everything that differs between LibTorch 1.13 and 2.x lives here.
 #include "libtorch_profiler.h"
 
+#include "normalize.h"
+
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/csrc/profiler/collection.h>
 #include <torch/csrc/profiler/util.h>
@@ -12,6 +14,8 @@
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
 #include <set>
 #include <type_traits>
 
@@ -64,8 +68,29 @@ Category kineto_category(libkineto::ActivityType type) {
   }
 }
 
+bool runs_on_device(libkineto::ActivityType type) {
+  return type == libkineto::ActivityType::CONCURRENT_KERNEL || type == libkineto::ActivityType::GPU_MEMCPY ||
+         type == libkineto::ActivityType::GPU_MEMSET || type == libkineto::ActivityType::GPU_USER_ANNOTATION;
+}
+
+// The id Kineto writes as "External id": an op's correlation id.
+std::int64_t correlation_of(const tp::Result& r) {
+  std::int64_t id = 0;
+  r.visit([&](const auto& fields) {
+    using F = std::decay_t<decltype(fields)>;
+    if constexpr (std::is_same_v<F, tp::ExtraFields<tp::EventType::TorchOp>> ||
+                  std::is_same_v<F, tp::ExtraFields<tp::EventType::Kineto>>)
+      id = std::int64_t(fields.correlation_id_);
+  });
+  return id;
+}
+
 struct Converter {
   std::vector<Event> events;
+  // Ops carry the profiler's own thread ids; Kineto's host activities carry OS thread ids. Host
+  // activities are put on the profiler's id of their OS thread (learnt from the ops), whether
+  // they sit at the top of the tree or under an op: one convention for every host event.
+  std::unordered_map<std::uint64_t, std::uint64_t> profiler_thread_of_os_thread;
 
   // Reserving the exact count up front: growing the vector copies every event again, and fresh
   // memory is what costs most in a conversion (page faults), not the conversion itself.
@@ -75,6 +100,18 @@ struct Converter {
     return n;
   }
 
+  void learn_threads(const tp::Result& r) {
+    if (r.tag() == tp::EventType::TorchOp && r.kineto_info_.resource != 0)
+      profiler_thread_of_os_thread.emplace(std::uint64_t(r.kineto_info_.resource), std::uint64_t(r.start_tid_));
+    for (const auto& child : r.children_) learn_threads(*child);
+  }
+
+  std::uint64_t host_thread(const tp::Result& r, std::int64_t parent_thread) const {
+    auto it = profiler_thread_of_os_thread.find(std::uint64_t(r.kineto_info_.resource));
+    if (it != profiler_thread_of_os_thread.end()) return it->second;
+    return parent_thread >= 0 ? std::uint64_t(parent_thread) : std::uint64_t(r.kineto_info_.resource);
+  }
+
   // parent_thread: host thread of the nearest kept ancestor, or -1 at the top.
   void add(const tp::Result& r, std::int64_t parent_thread) {
     Event e;
@@ -82,11 +119,11 @@ struct Converter {
     e.start_ns = r.start_time_ns_;
     e.end_ns = std::max<std::int64_t>(r.endTimeNS(), r.start_time_ns_);
     e.thread = r.start_tid_;
-    bool keep = true;
     r.visit([&](const auto& fields) {
       using F = std::decay_t<decltype(fields)>;
       if constexpr (std::is_same_v<F, tp::ExtraFields<tp::EventType::TorchOp>>) {
         e.category = fields.scope_ == at::RecordScope::USER_SCOPE ? Category::user_annotation : Category::cpu_op;
+        e.external_id = std::int64_t(fields.correlation_id_);
         e.input_shapes = input_shapes(fields);
         // extra_args_ is only filled when FLOPs were asked for; computeFlops warns on empty ones.
         if (!fields.extra_args_.empty()) e.flops = std::int64_t(tp::computeFlops(e.name, fields.extra_args_));
@@ -95,23 +132,30 @@ struct Converter {
         e.name = "[memory]";
         e.bytes = fields.alloc_size_;
         e.end_ns = e.start_ns;
-        keep = fields.device_type_ == c10::DeviceType::CPU;  // device memory has its own columns later
+        // Python counts CPU, MKLDNN and IDEEP as CPU memory, CUDA and HIP as CUDA memory.
+        const auto type = fields.device_type_;
+        e.device_type = type == c10::DeviceType::CUDA || type == c10::DeviceType::HIP ? DeviceType::cuda : DeviceType::cpu;
+        e.device_index = int(fields.device_index_);
+        if (type != c10::DeviceType::CPU && type != c10::DeviceType::MKLDNN && type != c10::DeviceType::IDEEP &&
+            e.device_type == DeviceType::cpu)
+          e.bytes = 0;
       } else if constexpr (std::is_same_v<F, tp::ExtraFields<tp::EventType::Kineto>>) {
         e.category = kineto_category(fields.activity_type_);
         e.correlation = std::int64_t(fields.correlation_id_);
-        if (e.category == Category::kernel) {
-          e.device = "cuda:" + std::to_string(r.kineto_info_.device);
+        if (const auto linked = fields.linked_activity_.lock()) e.external_id = correlation_of(*linked);
+        if (runs_on_device(fields.activity_type_)) {
+          e.device_type = DeviceType::cuda;
+          e.device_index = int(r.kineto_info_.device);
           e.thread = std::uint64_t(r.kineto_info_.resource);
-        } else if (parent_thread >= 0) {
-          // Kineto reports host activities with the OS thread id; ops use the profiler's own.
-          e.thread = std::uint64_t(parent_thread);
+        } else {
+          e.thread = host_thread(r, parent_thread);
         }
       } else {
         e.category = Category::other;
       }
     });
-    const std::int64_t thread = keep && !e.on_device() ? std::int64_t(e.thread) : parent_thread;
-    if (keep) events.push_back(std::move(e));
+    const std::int64_t thread = e.on_host() ? std::int64_t(e.thread) : parent_thread;
+    events.push_back(std::move(e));
     for (const auto& child : r.children_) add(*child, thread);
   }
 };
@@ -139,13 +183,8 @@ Profile stop_profiler(const std::string& kineto_trace_path, bool* saved) {
   std::size_t total = 0;
   for (const auto& root : tree) total += Converter::count(*root);
   converter.events.reserve(total);
+  for (const auto& root : tree) converter.learn_threads(*root);
   for (const auto& root : tree) converter.add(*root, -1);
-  std::int64_t origin = std::numeric_limits<std::int64_t>::max();
-  for (const Event& e : converter.events) origin = std::min(origin, e.start_ns);
-  for (Event& e : converter.events) {
-    e.start_ns -= origin;
-    e.end_ns -= origin;
-  }
   if (!kineto_trace_path.empty()) {
     bool ok = true;
     try {
@@ -155,7 +194,7 @@ Profile stop_profiler(const std::string& kineto_trace_path, bool* saved) {
     }
     if (saved) *saved = ok;
   }
-  return Profile(std::move(converter.events));
+  return normalized_profile(std::move(converter.events));
 }
 
 bool profiler_running() { return running.load(); }
@@ -165,9 +204,22 @@ std::string torch_version() {
          std::to_string(TORCH_VERSION_PATCH);
 }
 
+void discard_prepared(const RecorderConfig& config) {
+  // Python's schedule does the same when a profile ends in warm-up (_transit_action, WARMUP ->
+  // NONE: start_trace then stop_trace): what was prepared is started and thrown away.
+  if (!prepared.load() || running.load()) return;
+  start_profiler(config);
+  stop_profiler();
+}
+
 bool kineto_available() {
-  static const bool available = [] {
-    if (running.load()) return false;
+  // Asked while a session records, the probe cannot run: say no for now, but do not remember it.
+  static std::mutex mutex;
+  static std::optional<bool> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known) return *known;
+  if (running.load()) return false;
+  known = [] {
     const std::string path = (std::filesystem::temp_directory_path() /
                               ("workbook-kineto-probe-" + std::to_string(::getpid()) + ".json"))
                                  .string();
@@ -179,7 +231,7 @@ bool kineto_available() {
     std::filesystem::remove(path, ec);
     return saved;
   }();
-  return available;
+  return *known;
 }
 
 }  // namespace workbook::detail

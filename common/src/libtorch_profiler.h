@@ -19,6 +19,8 @@ struct RecorderConfig {
 
 /// Prepares the profiler (Python's warm-up phase): done before recording starts.
 void prepare_profiler(const RecorderConfig& config);
+/// Ends a prepared profiler that never started recording (a session that finished in warm-up).
+void discard_prepared(const RecorderConfig& config);
 /// Starts recording on the calling thread (prepares first when that was not done).
 void start_profiler(const RecorderConfig& config);
 /// Stops recording and converts LibTorch's events into a Profile with times from its first event.
@@ -30,7 +32,8 @@ bool profiler_running();
 
 /// "1.13.1" etc.
 std::string torch_version();
-/// Whether this LibTorch has Kineto: a tiny profile whose save() is tried (cached).
+/// Whether this LibTorch has Kineto: a tiny profile whose save() is tried (the answer is cached;
+/// asked while a recording runs it says false without caching).
 bool kineto_available();
 
 }  // namespace workbook::detail

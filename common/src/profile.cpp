@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -21,67 +20,139 @@ std::string_view category_name(Category category) {
   return "other";
 }
 
+std::string_view device_type_name(DeviceType type) { return type == DeviceType::cpu ? "cpu" : "cuda"; }
+
 Profile::Profile(std::vector<Event> events) : events_(std::move(events)) {
   auto starts_first = [](const Event& a, const Event& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.end_ns > b.end_ns;
   };
   // A recorder's depth-first walk is usually in order already: then nothing moves.
-  if (std::is_sorted(events_.begin(), events_.end(), starts_first)) {
-    build_tree();
-    return;
+  if (!std::is_sorted(events_.begin(), events_.end(), starts_first)) {
+    std::vector<std::size_t> order(events_.size());
+    std::iota(order.begin(), order.end(), 0);
+    // Stable: events that start and end together keep the order they were recorded in, which
+    // puts a parent before a child of the same interval.
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return starts_first(events_[a], events_[b]); });
+    std::vector<Event> sorted;
+    sorted.reserve(events_.size());
+    for (auto i : order) sorted.push_back(std::move(events_[i]));
+    events_ = std::move(sorted);
   }
-  std::vector<std::size_t> order(events_.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Stable: events that start together keep the order the profiler recorded them in, which
-  // puts a parent before the child that began in the same microsecond.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return starts_first(events_[a], events_[b]); });
-  std::vector<Event> sorted;
-  sorted.reserve(events_.size());
-  for (auto i : order) sorted.push_back(std::move(events_[i]));
-  events_ = std::move(sorted);
   build_tree();
+  link_device_work();
+  merge_duplicates();
 }
 
 void Profile::build_tree() {
-  parent_.assign(events_.size(), -1);
+  parent_.assign(events_.size(), std::nullopt);
   children_.assign(events_.size(), {});
-  auto adopt = [&](EventId parent, EventId child) {
-    parent_[child] = static_cast<std::ptrdiff_t>(parent);
-    children_[parent].push_back(child);
-  };
-
-  // Host events nest by interval per thread, exactly as torch.profiler's
-  // _populate_cpu_children does; memory instants join the innermost open event.
-  std::map<std::uint64_t, std::vector<EventId>> open_per_thread;
-  std::unordered_map<std::int64_t, EventId> launch_by_correlation;
+  kernels_.assign(events_.size(), {});
+  // Host events nest by interval per thread, exactly as _populate_cpu_children does: an event
+  // is a child only when fully inside; memory instants join the innermost open event.
+  std::unordered_map<std::uint64_t, std::vector<EventId>> open_per_thread;
   for (EventId id = 0; id < events_.size(); ++id) {
     const Event& e = events_[id];
     if (e.on_device()) continue;
+    const bool instant = e.category == Category::memory;
     auto& open = open_per_thread[e.thread];
     while (!open.empty()) {
       const Event& p = events_[open.back()];
-      bool outside = e.start_ns >= p.end_ns || e.end_ns > p.end_ns;
-      if (e.category == Category::memory) outside = e.start_ns > p.end_ns;
-      if (outside) {
-        open.pop_back();
-      } else {
-        adopt(open.back(), id);
-        break;
-      }
+      const bool outside = instant ? e.start_ns > p.end_ns : (e.start_ns >= p.end_ns || e.end_ns > p.end_ns);
+      if (!outside) break;
+      open.pop_back();
     }
-    if (e.category != Category::memory) open.push_back(id);
-    if (e.category == Category::runtime && e.correlation != 0) launch_by_correlation[e.correlation] = id;
-  }
-  // Device work hangs under the runtime call that launched it.
-  for (EventId id = 0; id < events_.size(); ++id) {
-    const Event& e = events_[id];
-    if (!e.on_device() || e.correlation == 0) continue;
-    auto it = launch_by_correlation.find(e.correlation);
-    if (it != launch_by_correlation.end()) adopt(it->second, id);
+    if (!open.empty()) {
+      parent_[id] = open.back();
+      children_[open.back()].push_back(id);
+    }
+    if (!instant) open.push_back(id);
   }
 }
+
+void Profile::link_device_work() {
+  // Device activity hangs under the runtime call with its correlation id and belongs to the op
+  // that made that call: the innermost host event around the launch that is not itself a
+  // runtime call (what Kineto's linked activity is when Python records). Without a launch in the
+  // trace, it belongs to the op with its External id.
+  std::unordered_map<std::int64_t, EventId> launch_by_correlation;
+  std::unordered_map<std::int64_t, std::vector<EventId>> ops_by_external_id;
+  for (EventId id = 0; id < events_.size(); ++id) {
+    const Event& e = events_[id];
+    if (!e.on_host()) continue;
+    if (e.category == Category::runtime) {
+      if (e.correlation != 0) launch_by_correlation.emplace(e.correlation, id);
+    } else if (e.external_id != 0) {
+      ops_by_external_id[e.external_id].push_back(id);
+    }
+  }
+  for (EventId id = 0; id < events_.size(); ++id) {
+    const Event& e = events_[id];
+    if (!e.on_device()) continue;
+    auto launch = e.correlation != 0 ? launch_by_correlation.find(e.correlation) : launch_by_correlation.end();
+    if (launch != launch_by_correlation.end()) {
+      parent_[id] = launch->second;
+      children_[launch->second].push_back(id);
+      auto owner = parent_[launch->second];
+      while (owner && events_[*owner].category == Category::runtime) owner = parent_[*owner];
+      if (owner) kernels_[*owner].push_back(id);
+      continue;
+    }
+    auto ops = e.external_id != 0 ? ops_by_external_id.find(e.external_id) : ops_by_external_id.end();
+    if (ops != ops_by_external_id.end())
+      for (EventId op : ops->second) kernels_[op].push_back(id);
+  }
+  // Device activity joined its launch's children after the launch's host children: restore order.
+  for (auto& kids : children_)
+    if (kids.size() > 1 && !std::is_sorted(kids.begin(), kids.end())) std::sort(kids.begin(), kids.end());
+}
+
+void Profile::merge_duplicates() {
+  auto host_children = [&](EventId id) {
+    return std::count_if(children_[id].begin(), children_[id].end(), [&](EventId c) { return events_[c].on_host(); });
+  };
+  // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
+  // takes its children and its kernels. Parents come before children, so chains fold upwards.
+  std::vector<bool> removed(events_.size(), false);
+  for (EventId id = 0; id < events_.size(); ++id) {
+    const auto p = parent_[id];
+    if (!p || !events_[id].on_host() || events_[*p].name != events_[id].name || host_children(*p) != 1) continue;
+    removed[id] = true;
+    ++merged_;
+    auto& siblings = children_[*p];
+    siblings.erase(std::find(siblings.begin(), siblings.end(), id));
+    for (EventId c : children_[id]) parent_[c] = *p;
+    siblings.insert(siblings.end(), children_[id].begin(), children_[id].end());
+    std::sort(siblings.begin(), siblings.end());
+    kernels_[*p] = std::move(kernels_[id]);
+    children_[id].clear();
+  }
+  if (merged_ == 0) return;
+  std::vector<EventId> new_id(events_.size());
+  EventId next = 0;
+  for (EventId id = 0; id < events_.size(); ++id) new_id[id] = removed[id] ? 0 : next++;
+  auto remap = [&](std::vector<EventId>& ids) {
+    ids.erase(std::remove_if(ids.begin(), ids.end(), [&](EventId i) { return removed[i]; }), ids.end());
+    for (EventId& i : ids) i = new_id[i];
+  };
+  for (EventId id = 0; id < events_.size(); ++id) {
+    if (removed[id]) continue;
+    const EventId to = new_id[id];
+    events_[to] = std::move(events_[id]);
+    parent_[to] = parent_[id] ? std::optional<EventId>(new_id[*parent_[id]]) : std::nullopt;
+    children_[to] = std::move(children_[id]);
+    remap(children_[to]);
+    kernels_[to] = std::move(kernels_[id]);
+    remap(kernels_[to]);
+  }
+  events_.resize(next);
+  parent_.resize(next);
+  children_.resize(next);
+  kernels_.resize(next);
+}
+
+std::optional<EventId> Profile::parent(EventId id) const { return parent_.at(id); }
 
 std::vector<EventId> Profile::find(std::string_view name) const {
   std::vector<EventId> ids;
@@ -109,7 +180,7 @@ std::vector<EventId> Profile::of_category(Category category) const {
 std::vector<EventId> Profile::roots() const {
   std::vector<EventId> ids;
   for (EventId id = 0; id < events_.size(); ++id)
-    if (parent_[id] < 0) ids.push_back(id);
+    if (!parent_[id]) ids.push_back(id);
   return ids;
 }
 
@@ -156,15 +227,98 @@ bool Profile::has_chain(EventId id, const std::vector<std::string_view>& names) 
 
 int Profile::depth(EventId id) const {
   int d = 0;
-  for (auto p = parent_.at(id); p >= 0; p = parent_[static_cast<EventId>(p)]) ++d;
+  for (auto p = parent_.at(id); p; p = parent_[*p]) ++d;
   return d;
 }
 
 std::int64_t Profile::self_ns(EventId id) const {
   std::int64_t self = total_ns(id);
   for (EventId c : children_.at(id))
-    if (!events_[c].on_device() && events_[c].category != Category::memory) self -= total_ns(c);
-  return std::max<std::int64_t>(self, 0);
+    if (events_[c].on_host()) self -= total_ns(c);
+  return self;
+}
+
+std::vector<bool> Profile::unattributed_memory() const {
+  // Python's MemRecordsAcc: a memory record belongs to every host event (any thread) whose
+  // closed interval [start, end] holds its time stamp; the others stand alone as "[memory]".
+  std::vector<EventId> records;
+  for (EventId id = 0; id < events_.size(); ++id)
+    if (events_[id].category == Category::memory) records.push_back(id);
+  std::vector<int> cover(records.size() + 1, 0);
+  auto at_or_after = [&](std::int64_t t) {
+    return std::lower_bound(records.begin(), records.end(), t,
+                            [&](EventId r, std::int64_t v) { return events_[r].start_ns < v; }) -
+           records.begin();
+  };
+  auto after = [&](std::int64_t t) {
+    return std::upper_bound(records.begin(), records.end(), t,
+                            [&](std::int64_t v, EventId r) { return v < events_[r].start_ns; }) -
+           records.begin();
+  };
+  if (!records.empty()) {
+    for (const Event& e : events_) {
+      if (!e.on_host()) continue;
+      ++cover[std::size_t(at_or_after(e.start_ns))];
+      --cover[std::size_t(after(e.end_ns))];
+    }
+  }
+  std::vector<bool> alone(events_.size(), false);
+  int open = 0;
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    open += cover[k];
+    alone[records[k]] = open == 0;
+  }
+  return alone;
+}
+
+std::vector<EventStats> Profile::stats() const {
+  const std::size_t n = events_.size();
+  std::vector<EventStats> s(n);
+  // Prefix sums of memory records in time order (events_ is sorted by start).
+  std::vector<std::int64_t> times, cpu_bytes{0}, device_bytes{0};
+  for (const Event& e : events_) {
+    if (e.category != Category::memory) continue;
+    times.push_back(e.start_ns);
+    cpu_bytes.push_back(cpu_bytes.back() + (e.device_type == DeviceType::cpu ? e.bytes : 0));
+    device_bytes.push_back(device_bytes.back() + (e.device_type == DeviceType::cpu ? 0 : e.bytes));
+  }
+  const std::vector<bool> alone = unattributed_memory();
+  for (EventId id = 0; id < n; ++id) {
+    const Event& e = events_[id];
+    EventStats& st = s[id];
+    if (e.on_device()) {
+      st.device_total_ns = st.self_device_ns = e.duration_ns();
+    } else if (e.category == Category::memory) {
+      if (alone[id]) {
+        (e.device_type == DeviceType::cpu ? st.cpu_memory : st.device_memory) = e.bytes;
+        (e.device_type == DeviceType::cpu ? st.self_cpu_memory : st.self_device_memory) = e.bytes;
+      }
+    } else {
+      st.cpu_total_ns = e.duration_ns();
+      st.self_cpu_ns = self_ns(id);
+      for (EventId k : kernels_[id]) st.self_device_ns += events_[k].duration_ns();
+      const auto lo = std::lower_bound(times.begin(), times.end(), e.start_ns) - times.begin();
+      const auto hi = std::upper_bound(times.begin(), times.end(), e.end_ns) - times.begin();
+      st.cpu_memory = cpu_bytes[std::size_t(hi)] - cpu_bytes[std::size_t(lo)];
+      st.device_memory = device_bytes[std::size_t(hi)] - device_bytes[std::size_t(lo)];
+    }
+  }
+  // Children come after their parents: walking backwards, every child is complete before its
+  // parent needs it (no recursion, whatever the depth).
+  for (EventId id = n; id-- > 0;) {
+    const Event& e = events_[id];
+    if (!e.on_host()) continue;
+    EventStats& st = s[id];
+    st.device_total_ns += st.self_device_ns;
+    st.self_cpu_memory += st.cpu_memory;
+    st.self_device_memory += st.device_memory;
+    if (!parent_[id] || !events_[*parent_[id]].on_host()) continue;
+    EventStats& up = s[*parent_[id]];
+    up.device_total_ns += st.device_total_ns;
+    up.self_cpu_memory -= st.cpu_memory;
+    up.self_device_memory -= st.device_memory;
+  }
+  return s;
 }
 
 std::int64_t Profile::span_ns() const {

@@ -84,6 +84,7 @@ Profile Session::finish() {
     s.finished = true;
     s.step_region.reset();
     if (s.started) s.save();
+    else detail::discard_prepared(s.config);
     s.action = Schedule::Action::none;
   }
   // Handed over, not copied: a profile can hold millions of events.

@@ -38,6 +38,10 @@ const char* colour(Category c) {
   return "#9c9c9c";
 }
 
+// A lane: (-1, host thread) or (device index, stream).
+using Lane = std::pair<int, std::uint64_t>;
+Lane lane_of(const Event& e) { return {e.on_device() ? e.device_index : -1, e.thread}; }
+
 }  // namespace
 
 std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
@@ -56,20 +60,20 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   auto x_of = [&](std::int64_t t) { return label_width + margin + plot_width * double(t - t0) / double(t1 - t0); };
 
   // One lane per (device, thread); a lane is as tall as its deepest nesting.
-  std::map<std::pair<std::string, std::uint64_t>, int> lane_depth;
+  std::map<Lane, int> lane_depth;
   std::vector<int> depth(p.size(), 0);
   for (EventId id = 0; id < p.size(); ++id) {
     const Event& e = p[id];
     int d = 0;
-    for (auto q = p.parent(id); q >= 0; q = p.parent(EventId(q))) {
-      const Event& up = p[EventId(q)];
-      if (up.device == e.device && up.thread == e.thread) ++d;
+    for (auto q = p.parent(id); q; q = p.parent(*q)) {
+      const Event& up = p[*q];
+      if (lane_of(up) == lane_of(e)) ++d;
     }
     depth[id] = d;
-    auto& deepest = lane_depth[{e.device, e.thread}];
+    auto& deepest = lane_depth[lane_of(e)];
     deepest = std::max(deepest, d + 1);
   }
-  std::map<std::pair<std::string, std::uint64_t>, int> lane_top;
+  std::map<Lane, int> lane_top;
   int y = margin + title_height + axis_height;
   for (auto& [lane, rows] : lane_depth) {
     lane_top[lane] = y;
@@ -96,13 +100,13 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
                        escape(format_time_us(double(t - t0) / 1e3)));
   }
   for (auto& [lane, top] : lane_top) {
-    const std::string label = lane.first == "cpu" ? fmt::format("thread {}", lane.second)
-                                                  : fmt::format("{} stream {}", lane.first, lane.second);
+    const auto [device, stream] = lane;
+    const std::string label = device < 0 ? fmt::format("thread {}", stream) : fmt::format("cuda:{} stream {}", device, stream);
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", margin, top + 13, escape(label));
   }
   for (EventId id = 0; id < p.size(); ++id) {
     const Event& e = p[id];
-    const int top = lane_top[{e.device, e.thread}] + depth[id] * o.row_height;
+    const int top = lane_top[lane_of(e)] + depth[id] * o.row_height;
     const double x = x_of(e.start_ns);
     const double w = std::max(1.0, x_of(e.end_ns) - x);
     const std::string tip = e.category == Category::memory

@@ -27,7 +27,7 @@ Profile gpu_profile() {
   Event launch = ev("cudaLaunchKernel", 2000, 3500, Category::runtime);
   launch.correlation = 5;
   Event kernel = ev("gemm", 10000, 40000, Category::kernel);
-  kernel.device = "cuda:0";
+  kernel.device_type = workbook::DeviceType::cuda;
   kernel.thread = 7;
   kernel.correlation = 5;
   Event alloc = ev("[memory]", 1500, 1500, Category::memory);
@@ -85,7 +85,7 @@ TEST_CASE("round trip keeps names, times, nesting, shapes, memory and kernels") 
   CHECK(back[mm].input_shapes == p[p.find("aten::mm").at(0)].input_shapes);
   CHECK(back[mm].flops == 524288);
   CHECK(back[back.find("[memory]").at(0)].bytes == 16384);
-  CHECK(back[back.find("gemm").at(0)].device == "cuda:0");
+  CHECK(back[back.find("gemm").at(0)].device_type == workbook::DeviceType::cuda);
   CHECK(workbook::KeyAverages(back).find("aten::mm")->self_device_us == doctest::Approx(30));
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("a Kineto trace (LibTorch's save(), Python's export) loads") {
   CHECK(p.has_chain(region, {"aten::matmul", "aten::mm", "cudaLaunchKernel"}));
   const auto kernel = p.find_prefix("ampere_bf16").at(0);
   CHECK(p[kernel].category == Category::kernel);
-  CHECK(p[std::size_t(p.parent(kernel))].name == "cudaLaunchKernel");
+  CHECK(p[*p.parent(kernel)].name == "cudaLaunchKernel");
   CHECK(p[p.find("aten::add").at(0)].input_shapes == std::vector<std::vector<std::int64_t>>{{64, 64}, {64}, {}});
   CHECK(p[0].start_ns == 0);
   const workbook::KeyAverages k(p);

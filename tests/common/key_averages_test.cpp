@@ -100,7 +100,7 @@ TEST_CASE("kernel time goes to the op that launched it, and adds the CUDA column
   Event mm = ev("aten::mm", 0, 50), launch = ev("cudaLaunchKernel", 10, 20, Category::runtime);
   Event kernel = ev("gemm", 30, 130, Category::kernel);
   launch.correlation = kernel.correlation = 9;
-  kernel.device = "cuda:0";
+  kernel.device_type = workbook::DeviceType::cuda;
   Event matmul = ev("aten::matmul", 0, 60);
   const KeyAverages k(Profile({matmul, mm, launch, kernel}));
   CHECK(k.find("aten::mm")->self_device_us == doctest::Approx(100));
@@ -153,8 +153,8 @@ TEST_CASE("JSON and CSV carry the same rows") {
   CHECK(json[0]["name"] == "ProfilerStep*");
   CHECK(json[0]["cpu_total_us"].get<double>() == doctest::Approx(100));
   const std::string csv = k.to_csv();
-  CHECK(csv.rfind("name,input_shapes,count,self_cpu_us", 0) == 0);
-  CHECK(csv.find("\"aten::mm\",\"\",1,40.000,40.000") != std::string::npos);
+  CHECK(csv.rfind("name,device_type,input_shapes,count,self_cpu_us", 0) == 0);
+  CHECK(csv.find("\"aten::mm\",cpu,\"\",1,40.000,40.000") != std::string::npos);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);
 }
 

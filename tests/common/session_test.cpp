@@ -47,7 +47,7 @@ TEST_CASE("a schedule records only its active steps, as ProfilerStep#N regions")
   CHECK(p[steps[2]].name == "ProfilerStep#4");
   CHECK(p.count("work") == 3);
   CHECK(p.count("aten::mm") == 3);
-  for (auto s : steps) CHECK(p.parent(s) == -1);
+  for (auto s : steps) CHECK(!p.parent(s));
   for (const auto& e : p.events()) {
     CHECK(e.start_ns >= 0);
     CHECK(e.end_ns >= e.start_ns);

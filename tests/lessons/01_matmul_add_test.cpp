@@ -45,8 +45,8 @@ TEST_CASE("each recorded step is a ProfilerStep#N region holding one matmul_add"
   CHECK(p[steps[2]].name == "ProfilerStep#4");
   for (auto s : steps) CHECK(p.count_under(s, "matmul_add") == 1);
   for (auto r : p.find("matmul_add")) {
-    REQUIRE(p.parent(r) >= 0);
-    CHECK(p[workbook::EventId(p.parent(r))].name.rfind("ProfilerStep#", 0) == 0);
+    REQUIRE(p.parent(r));
+    CHECK(p[*p.parent(r)].name.rfind("ProfilerStep#", 0) == 0);
   }
 }
 

@@ -54,7 +54,7 @@ TEST_CASE("with kernels, compute is their union, overlaps counted once") {
                                       make_event("aten::mm", 1000, 90000)};
   for (auto [start, end] : {std::pair<std::int64_t, std::int64_t>{10000, 50000}, {40000, 70000}, {80000, 85000}}) {
     auto k = make_event("kernel", start, end, Category::kernel, 7);
-    k.device = "cuda:0";
+    k.device_type = workbook::DeviceType::cuda;
     events.push_back(k);
   }
   const auto b = exercises::breakdown(workbook::Profile(events), 99.0);

@@ -62,7 +62,7 @@ TEST_CASE("one GeGLU forward: 3 GEMMs, 1 gelu, 1 mul, in regions nested as decla
       CAPTURE(stage);
       const auto under = p.under(f, stage);
       REQUIRE(under.size() == 1);
-      CHECK(p[std::size_t(p.parent(under[0]))].name == "mlp_forward");
+      CHECK(p[*p.parent(under[0])].name == "mlp_forward");
     }
     CHECK(gemms_under(p, p.under(f, "gate_proj").at(0)) == 1);
     CHECK(p.count_under(p.under(f, "act_mul").at(0), "aten::gelu") == 1);

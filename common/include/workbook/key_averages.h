@@ -15,6 +15,7 @@ namespace workbook {
 /// Times are microseconds, as in Python.
 struct KeyAverage {
   std::string name;               ///< the op or region name ("ProfilerStep*" for every step)
+  DeviceType device_type = DeviceType::cpu;  ///< part of the key: a kernel or GPU annotation is its own row
   std::string input_shapes;       ///< Python's str() of the shapes, "" unless grouped by shape
   std::int64_t count = 0;         ///< "# of Calls"
   double self_cpu_us = 0;         ///< "Self CPU": total minus the children's totals
@@ -23,8 +24,9 @@ struct KeyAverage {
   double device_total_us = 0;     ///< "CUDA total": including kernels of its children
   std::int64_t cpu_memory_bytes = 0;       ///< "CPU Mem": allocations inside the op (net)
   std::int64_t self_cpu_memory_bytes = 0;  ///< "Self CPU Mem": allocations by the op itself
+  std::int64_t device_memory_bytes = 0;       ///< "CUDA Mem": device allocations inside the op (net)
+  std::int64_t self_device_memory_bytes = 0;  ///< "Self CUDA Mem": device allocations by the op itself
   std::int64_t flops = 0;         ///< "Total FLOPs"
-  bool on_device = false;         ///< a kernel row
 
   /// "CPU time avg".
   double cpu_avg_us() const { return count ? cpu_total_us / double(count) : 0.0; }
@@ -47,14 +49,18 @@ struct TableOptions {
 /// The grouped statistics of a profile: Python's `EventList.key_averages()`.
 class KeyAverages {
  public:
-  /// Groups by name (and by input shapes when asked), in order of first appearance. As in
-  /// Python, every `ProfilerStep#N` goes into one `ProfilerStep*` row.
+  /// Groups by name and device type (and by input shapes when asked), in order of first
+  /// appearance, with Python's per-event numbers (Profile::stats). As in Python, every
+  /// `ProfilerStep#N` goes into one `ProfilerStep*` row; a memory record inside no op is a
+  /// "[memory]" row.
   explicit KeyAverages(const Profile& profile, bool group_by_input_shape = false);
 
   /// The rows, in order of first appearance.
   const std::vector<KeyAverage>& rows() const { return rows_; }
-  /// The row for a name (first match), or nullptr.
+  /// The row for a name (the host row when there are several), or nullptr.
   const KeyAverage* find(std::string_view name) const;
+  /// The row for a name on one device type, or nullptr.
+  const KeyAverage* find(std::string_view name, DeviceType device_type) const;
   /// Rows sorted by a Python sort key, descending and stable. Throws std::invalid_argument
   /// naming the key when it is unknown.
   std::vector<KeyAverage> sorted(const std::string& sort_by) const;
@@ -67,6 +73,8 @@ class KeyAverages {
   bool has_device_time() const;
   /// True when memory was recorded (adds the memory columns).
   bool has_memory() const { return has_memory_; }
+  /// True when device memory was recorded (adds the device memory columns).
+  bool has_device_memory() const { return has_device_memory_; }
 
   /// The text table, laid out like Python's `.table()`, footer included.
   std::string table(const TableOptions& options = {}) const;
@@ -81,6 +89,7 @@ class KeyAverages {
   std::vector<KeyAverage> rows_;
   bool grouped_by_shape_ = false;
   bool has_memory_ = false;
+  bool has_device_memory_ = false;
 };
 
 /// Python's `_format_time`: "12.345us", "1.234ms", "1.234s".

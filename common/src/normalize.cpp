@@ -1,0 +1,30 @@
+#include "normalize.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+namespace workbook::detail {
+
+bool is_profiler_utility(const Event& event) {
+  static constexpr std::array<std::string_view, 7> names{
+      "[OutOfMemory]",           "profiler::_record_function_enter", "profiler::_record_function_enter_new",
+      "profiler::_record_function_exit", "aten::is_leaf",          "aten::output_nr",
+      "aten::_version"};
+  return event.category != Category::memory && std::find(names.begin(), names.end(), event.name) != names.end();
+}
+
+Profile normalized_profile(std::vector<Event> events) {
+  events.erase(std::remove_if(events.begin(), events.end(), is_profiler_utility), events.end());
+  std::int64_t origin = std::numeric_limits<std::int64_t>::max();
+  for (const Event& e : events) origin = std::min(origin, e.start_ns);
+  for (Event& e : events) {
+    if (__builtin_sub_overflow(e.start_ns, origin, &e.start_ns) || __builtin_sub_overflow(e.end_ns, origin, &e.end_ns))
+      throw std::range_error("time stamps span more than 2^63 ns (292 years): out of range");
+  }
+  return Profile(std::move(events));
+}
+
+}  // namespace workbook::detail

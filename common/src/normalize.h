@@ -1,0 +1,20 @@
+#pragma once
+// The one path from raw events to a Profile, shared by both producers (the LibTorch recorder and
+// the chrome-trace importer), so that a recorded profile and the same profile read back from its
+// trace are built by the same rules.
+
+#include <vector>
+
+#include "workbook/profile.h"
+
+namespace workbook::detail {
+
+/// Python's `_filter_name` (torch/autograd/profiler.py): the profiler's own utility ops that
+/// Python leaves out of its events and tables.
+bool is_profiler_utility(const Event& event);
+
+/// Drops the profiler's utility ops, shifts times so the first event starts at 0 and builds the
+/// Profile. Throws std::range_error when the time stamps span more than int64 nanoseconds.
+Profile normalized_profile(std::vector<Event> events);
+
+}  // namespace workbook::detail
