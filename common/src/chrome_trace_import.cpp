@@ -685,7 +685,7 @@ class Parser {
     if (!has_name) fail(fmt::format("event {}: 'name' is missing", index));
     if (has_cat && cat == "Trace") return;  // Kineto's whole-trace span, not an activity
     const bool instant = ph != "X";
-    if (instant && !(e.name == "[memory]" || (has_cat && (cat == "cpu_instant_event" || cat == "[memory]")))) return;
+    if (instant && e.name != "[memory]") return;  // Python's memory records; other instants are markers
     if (instant) {
       e.category = Category::memory;
       e.name = "[memory]";

@@ -67,14 +67,16 @@ KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
   // kernel or a GPU annotation never merges into the host row of the same name. Names are views
   // into the profile's own strings: no string is built per event.
   static constexpr std::string_view folded_steps = "ProfilerStep*";
-  using Key = std::pair<std::string_view, DeviceType>;
+  // Python 2.x adds is_user_annotation to the key, so a GPU annotation and a kernel of the same
+  // name stay apart too.
+  using Key = std::tuple<std::string_view, DeviceType, bool>;
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
-      return std::hash<std::string_view>{}(k.first) * 31 + std::size_t(k.second);
+      return std::hash<std::string_view>{}(std::get<0>(k)) * 31 + std::size_t(std::get<1>(k)) * 2 + std::get<2>(k);
     }
   };
   std::unordered_map<Key, std::size_t, KeyHash> by_key;
-  std::map<std::tuple<std::string_view, DeviceType, std::string>, std::size_t> by_key_and_shapes;
+  std::map<std::tuple<std::string_view, DeviceType, bool, std::string>, std::size_t> by_key_and_shapes;
   for (EventId id = 0; id < profile.size(); ++id) {
     const Event& e = profile[id];
     if (e.category == Category::memory) {
@@ -83,16 +85,19 @@ KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
       if (!alone[id]) continue;  // counted in the ops around it
     }
     const DeviceType device = e.on_device() ? e.device_type : DeviceType::cpu;
+    const bool annotation = e.category == Category::user_annotation;
     // Python folds every ProfilerStep#N into one "ProfilerStep*" row.
     const std::string_view name = e.name.rfind("ProfilerStep#", 0) == 0 ? folded_steps : std::string_view(e.name);
     std::string shapes = group_by_input_shape ? format_shapes(e.input_shapes) : std::string();
     const std::size_t row_index =
-        group_by_input_shape ? by_key_and_shapes.try_emplace({name, device, shapes}, rows_.size()).first->second
-                             : by_key.try_emplace(Key{name, device}, rows_.size()).first->second;
+        group_by_input_shape
+            ? by_key_and_shapes.try_emplace({name, device, annotation, shapes}, rows_.size()).first->second
+            : by_key.try_emplace(Key{name, device, annotation}, rows_.size()).first->second;
     if (row_index == rows_.size()) {  // first event of its row
       KeyAverage row;
       row.name = std::string(name);
       row.device_type = device;
+      row.user_annotation = annotation;
       row.input_shapes = std::move(shapes);
       rows_.push_back(std::move(row));
     }
@@ -145,9 +150,10 @@ double KeyAverages::self_cpu_total_us() const {
 
 double KeyAverages::self_device_total_us() const {
   double sum = 0;
-  // Python's footer adds the self device time of device rows only (kernels, memcpy, ...).
+  // Python's footer adds the self device time of device rows only (kernels, memcpy, ...), and
+  // since 2.x not of GPU annotations, which span kernels already counted.
   for (const auto& r : rows_)
-    if (r.device_type != DeviceType::cpu) sum += r.self_device_us;
+    if (r.device_type != DeviceType::cpu && !r.user_annotation) sum += r.self_device_us;
   return sum;
 }
 
@@ -264,6 +270,7 @@ std::string KeyAverages::to_json(const TableOptions& o) const {
   for (const auto& r : sorted(o.sort_by)) {
     rows.push_back({{"name", r.name},
                     {"device_type", device_type_name(r.device_type)},
+                    {"is_user_annotation", r.user_annotation},
                     {"input_shapes", r.input_shapes},
                     {"count", r.count},
                     {"self_cpu_us", r.self_cpu_us},

@@ -16,6 +16,7 @@ namespace workbook {
 struct KeyAverage {
   std::string name;               ///< the op or region name ("ProfilerStep*" for every step)
   DeviceType device_type = DeviceType::cpu;  ///< part of the key: a kernel or GPU annotation is its own row
+  bool user_annotation = false;   ///< part of the key (Python 2.x): a region never merges with an op or kernel
   std::string input_shapes;       ///< Python's str() of the shapes, "" unless grouped by shape
   std::int64_t count = 0;         ///< "# of Calls"
   double self_cpu_us = 0;         ///< "Self CPU": total minus the children's totals
