@@ -12,6 +12,7 @@
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/timing.h"
 
 namespace {
 
@@ -71,9 +72,8 @@ int run(const workbook::LessonOptions& opt) {
     if (matmul.empty() || !step) continue;
     fmt::print("  {:<16} total {:>9.1f} us   gap {:>7.1f} us\n", profile[*step].name, profile.total_ns(*step) / 1e3, (profile[matmul[0]].start_ns - profile[region].start_ns) / 1e3);
   }
-  std::vector<double> later(step_us.begin() + 1, step_us.end());
-  std::sort(later.begin(), later.end());
-  const double median_later = later.empty() ? step_us[0] : later[later.size() / 2];
+  const std::vector<double> later(step_us.begin() + 1, step_us.end());
+  const double median_later = later.empty() ? step_us[0] : median(later);
   fmt::print("wall time per step: first {:.1f} us, median of the others {:.1f} us ({:.1f}x)\n", step_us[0],
              median_later, step_us[0] / median_later);
   narrate("The first step pays for cold start: allocator pools, thread pools and caches warm up on first use, "

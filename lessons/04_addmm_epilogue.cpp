@@ -14,6 +14,7 @@
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/timing.h"
 
 namespace {
 
@@ -28,30 +29,15 @@ void synchronize(const LessonOptions& opt) {
   if (opt.device.is_cuda()) torch::cuda::synchronize();
 }
 
-double elapsed_us(const LessonOptions& opt, const std::function<torch::Tensor()>& forward) {
-  const auto start = std::chrono::steady_clock::now();
-  torch::Tensor y = forward();
-  synchronize(opt);
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-}
-
-double median(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-// Median time per variant over `rounds` rounds that run every variant once (interleaved, so that
-// all of them see the same cache state), after one warm-up round.
+// Median time per variant over `rounds` interleaved rounds (all see the same cache state).
 std::vector<double> interleaved_medians_us(const LessonOptions& opt, const std::vector<Variant>& variants, int rounds) {
-  std::vector<std::vector<double>> times(variants.size());
-  for (int round = -1; round < rounds; ++round)
-    for (std::size_t v = 0; v < variants.size(); ++v) {
-      const double t = elapsed_us(opt, variants[v].forward);
-      if (round >= 0) times[v].push_back(t);
-    }
-  std::vector<double> medians;
-  for (auto& t : times) medians.push_back(median(t));
-  return medians;
+  std::vector<std::function<void()>> work;
+  for (const auto& v : variants)
+    work.push_back([&opt, &v] {
+      torch::Tensor y = v.forward();
+      synchronize(opt);
+    });
+  return interleaved_median_us(work, 1, rounds);
 }
 
 int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n) {

@@ -13,6 +13,7 @@
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/timing.h"
 
 namespace {
 
@@ -22,21 +23,8 @@ using Forward = std::function<torch::Tensor()>;
 
 // Median over rounds of the mean time of `calls` calls, eager and compiled interleaved, in us.
 std::pair<double, double> host_times_us(const Forward& eager, const Forward& compiled, int calls, int rounds = 9) {
-  auto time = [&](const Forward& f) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / calls;
-  };
-  time(eager);
-  time(compiled);
-  std::vector<double> a, b;
-  for (int r = 0; r < rounds; ++r) {
-    a.push_back(time(eager));
-    b.push_back(time(compiled));
-  }
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  return {a[a.size() / 2], b[b.size() / 2]};
+  const auto t = interleaved_median_us({[&] { eager(); }, [&] { compiled(); }}, calls, rounds);
+  return {t[0], t[1]};
 }
 
 Profile profile_calls(const std::string& region_name, const Forward& forward, int steps) {

@@ -15,6 +15,7 @@
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/timing.h"
 
 namespace {
 
@@ -22,11 +23,6 @@ using namespace workbook;
 using lesson07::Way;
 
 constexpr Way kWays[] = {Way::cublas_then_bias_kernel, Way::cublaslt_bias_epilogue, Way::tiled_gemm_epilogue};
-
-float median(std::vector<float> t) {
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 void profile_in_session(const LessonOptions& opt, lesson07::BiasGemm& gemm, const std::string& tag) {
   if (!torch::cuda::is_available()) {
@@ -71,7 +67,7 @@ int run(const LessonOptions& opt, int iterations) {
     const bool computes_y = way != Way::bias_kernel_alone;
     const double error = computes_y ? gemm.sampled_relative_error(way, 256) : 0.0;
     const std::vector<float> t = gemm.times_us(way, std::max(opt.warmup, 3), iterations);
-    const float med = median(t), best = *std::min_element(t.begin(), t.end());
+    const float med = float(median(t)), best = *std::min_element(t.begin(), t.end());
     medians.push_back(med);
     const double tflops = computes_y ? flops / (double(med) * 1e6) : 0.0;
     fmt::print("{:<24} {:>12.1f} {:>12.1f} {:>10} {:>14}\n", lesson07::way_name(way), med, best,

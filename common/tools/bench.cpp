@@ -19,6 +19,7 @@
 #include "workbook/machine.h"
 #include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/timing.h"
 
 namespace {
 
@@ -26,26 +27,10 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Median over rounds of the mean time per call, the two functions interleaved.
 std::pair<double, double> paired_us(const std::function<void()>& a, const std::function<void()>& b, int calls, int rounds) {
-  auto time = [&](const std::function<void()>& f) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    return seconds_since(start) * 1e6 / calls;
-  };
-  time(a);
-  time(b);
-  std::vector<double> ta, tb;
-  for (int r = 0; r < rounds; ++r) {
-    ta.push_back(time(a));
-    tb.push_back(time(b));
-  }
-  return {median(ta), median(tb)};
+  const auto t = workbook::interleaved_median_us({a, b}, calls, rounds);
+  return {t[0], t[1]};
 }
 
 // 2. Lesson 06's small Linear: eager nn::Linear vs the compiled, guarded addmm. Grad mode stays
@@ -109,7 +94,7 @@ std::pair<double, double> session_overhead(int iterations) {
     ours();
     t_ours.push_back(seconds_since(start));
   }
-  return {median(t_ours) * 1e3, median(t_raw) * 1e3};
+  return {workbook::median(t_ours) * 1e3, workbook::median(t_raw) * 1e3};
 }
 
 // A synthetic profile of `n` events: steps of 10 nested ops over 8 names.
@@ -138,7 +123,7 @@ workbook::Profile synthetic(std::size_t n) {
 }
 
 struct Scaling {
-  double key_averages_s = 0, export_s = 0, export_mb = 0;
+  double key_averages_s = 0, export_s = 0, export_mb = 0, import_s = 0;
 };
 
 Scaling scaling(std::size_t n) {
@@ -152,6 +137,10 @@ Scaling scaling(std::size_t n) {
   const std::string json = workbook::to_chrome_trace(p);
   s.export_s = seconds_since(start);
   s.export_mb = double(json.size()) / 1e6;
+  start = Clock::now();
+  const workbook::Profile back = workbook::parse_chrome_trace(json, "bench");
+  s.import_s = seconds_since(start);
+  if (back.size() != p.size()) throw std::runtime_error("bench: the trace did not read back whole");
   return s;
 }
 
@@ -219,6 +208,9 @@ int main(int argc, char** argv) {
   row("chrome_export_mb_per_s", fmt::format("chrome trace export, {} events", large_n), large.export_mb / large.export_s,
       fmt::format("{:.0f} MB/s ({:.1f}x for 10x the events)", large.export_mb / large.export_s, large.export_s / small.export_s),
       "linear", large.export_s / small.export_s < 20);
+  const double import_mb_s = large.export_mb / large.import_s;
+  row("chrome_import_mb_per_s", fmt::format("chrome trace import (parse + tree), {:.0f} MB", large.export_mb), import_mb_s,
+      fmt::format("{:.0f} MB/s ({:.2f} s)", import_mb_s, large.import_s), ">= 100 MB/s", import_mb_s >= 100);
   if (given.count("edit-check"))
     row("edit_check_s", "edit one exercise -> check result (warm)", given["edit-check"],
         fmt::format("{:.1f} s", given["edit-check"]), "<= 10 s (5 s stretch)", given["edit-check"] <= 10);
