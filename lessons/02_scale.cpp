@@ -126,8 +126,8 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
     profiles.push_back(profile_size(opt, sizes[i]));
     if (traces) {
       const std::string tag = fmt::format("{}_{}_{}", sizes[i], opt.dtype_name(), opt.device_name());
-      write_outputs(profiles.back(), KeyAverages(profiles.back()).table("cpu_time_total", 15), opt.out, tag,
-                    "Lesson 02 · n=" + tag);
+      const KeyAverages averages(profiles.back());
+      write_outputs(profiles.back(), averages, averages.table("cpu_time_total", 15), opt.out, tag, "Lesson 02 · n=" + tag);
     }
   }
   // The fixed cost of a step: the smallest size's step, whose arithmetic is negligible.

@@ -30,14 +30,14 @@ void print_lesson_header(const std::string& title) {
   fmt::print("== {} ==\n{}\n", title, machine_line(machine_info()));
 }
 
-OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
-                          const std::string& tag, const std::string& title) {
+OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, const std::string& table_text,
+                          const std::filesystem::path& dir, const std::string& tag, const std::string& title) {
   OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".csv"), dir / (tag + ".svg")};
   TraceOptions trace;
   trace.trace_name = title;
   write_chrome_trace(profile, files.trace, trace);
   write_file_atomically(files.table, table_text);
-  write_file_atomically(files.csv, KeyAverages(profile).to_csv());
+  write_file_atomically(files.csv, averages.to_csv());
   TimelineOptions timeline;
   timeline.title = title;
   write_timeline_svg(profile, files.svg, timeline);
@@ -47,9 +47,11 @@ OutputFiles write_outputs(const Profile& profile, const std::string& table_text,
 OutputFiles report_profile(const Profile& profile, bool device_time, const std::filesystem::path& dir,
                            const std::string& tag, const std::string& title, int row_limit) {
   const std::string sort_by = device_time ? "cuda_time_total" : "cpu_time_total";
-  const std::string table = KeyAverages(profile).table(sort_by, row_limit);
+  // Built once: the printed table, the .txt and the .csv come from the same rows.
+  const KeyAverages averages(profile);
+  const std::string table = averages.table(sort_by, row_limit);
   fmt::print("\nkey_averages().table(sort_by=\"{}\", row_limit={})\n{}", sort_by, row_limit, table);
-  const OutputFiles files = write_outputs(profile, table, dir, tag, title);
+  const OutputFiles files = write_outputs(profile, averages, table, dir, tag, title);
   print_written(files);
   return files;
 }

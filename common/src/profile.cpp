@@ -139,11 +139,13 @@ void Profile::merge_duplicates() {
   for (EventId id = 0; id < events_.size(); ++id) {
     if (removed[id]) continue;
     const EventId to = new_id[id];
-    events_[to] = std::move(events_[id]);
+    if (to != id) {  // a self-move would empty the strings
+      events_[to] = std::move(events_[id]);
+      children_[to] = std::move(children_[id]);
+      kernels_[to] = std::move(kernels_[id]);
+    }
     parent_[to] = parent_[id] ? std::optional<EventId>(new_id[*parent_[id]]) : std::nullopt;
-    children_[to] = std::move(children_[id]);
     remap(children_[to]);
-    kernels_[to] = std::move(kernels_[id]);
     remap(kernels_[to]);
   }
   events_.resize(next);

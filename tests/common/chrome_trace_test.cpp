@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "synthetic_events.h"
+#include "workbook/atomic_file.h"
 #include "workbook/chrome_trace.h"
 #include "workbook/key_averages.h"
 
@@ -183,4 +184,42 @@ TEST_CASE("inputs the fuzzer (or a person) found hostile are rejected with Trace
   }
   CHECK(replayed >= 12);
   CHECK(rejected >= 1);
+}
+
+TEST_CASE("times are decimal text to integer ns: µs-epoch stamps keep every digit, overflow is an error") {
+  // 1695835542514261.123 µs needs 19 significant digits: a double would round it to 0.25 µs.
+  const Profile p = workbook::parse_chrome_trace(R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1695835542514261.123, "dur": 0.001},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 1695835542514261.124, "dur": 1e-3},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 1695835542514261.1235, "dur": 0.0004}]})");
+  REQUIRE(p.size() == 3);
+  CHECK(p[p.find("a").at(0)].start_ns == 0);
+  CHECK(p[p.find("a").at(0)].end_ns == 1);
+  CHECK(p[p.find("b").at(0)].start_ns == 1);
+  CHECK(p[p.find("c").at(0)].start_ns == 1);  // .1235 µs rounds half away from zero to 124 ns... relative 1
+  CHECK(p[p.find("c").at(0)].duration_ns() == 0);
+  for (const char* ts : {"9223372036854776", "1e17", "-9223372036854776"}) {
+    CAPTURE(ts);
+    const std::string doc = std::string(R"([{"ph": "X", "name": "a", "ts": )") + ts + R"(, "dur": 1}])";
+    CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(doc, "big.json"), doctest::Contains("out of range"), TraceError);
+  }
+  // The largest time stamp whose ns fit in int64 is read.
+  CHECK(workbook::parse_chrome_trace(R"([{"ph": "X", "name": "a", "ts": 9223372036854775.807, "dur": 0}])").size() == 1);
+  // Start and end far apart: the ns difference overflows.
+  CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(R"([{"ph": "X", "name": "a", "ts": -9223372036854775, "dur": 0},
+    {"ph": "X", "name": "b", "ts": 9223372036854775, "dur": 0}])", "far.json"), doctest::Contains("out of range"), TraceError);
+}
+
+TEST_CASE("the importer reads a trace split across its read blocks, and a 100000-deep nesting") {
+  std::string doc = R"({"meta": {"deep": )" + std::string(100000, '[') + std::string(100000, ']') + R"(}, "traceEvents": [)";
+  for (int i = 0; i < 50000; ++i)
+    doc += (i ? "," : "") + std::string(R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)") +
+           std::to_string(i) + R"(,"dur":2,"args":{"Input Dims":[[64,64],[]]}})";
+  doc += "]}";
+  const auto path = std::filesystem::temp_directory_path() / ("wb-blocks-" + std::to_string(::getpid()) + ".json");
+  workbook::write_file_atomically(path, doc);
+  const Profile p = workbook::load_chrome_trace(path);
+  std::filesystem::remove(path);
+  CHECK(p.size() == 50000);
+  CHECK(p[49999].input_shapes == std::vector<std::vector<std::int64_t>>{{64, 64}, {}});
 }

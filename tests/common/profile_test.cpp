@@ -3,6 +3,8 @@
 #include "synthetic_events.h"
 #include "workbook/profile.h"
 
+#include <algorithm>
+
 using workbook::Category;
 using workbook::Event;
 using workbook::Profile;
@@ -90,4 +92,73 @@ TEST_CASE("self_ns_of sums self times by name; interval_union_ns counts overlap 
   const Profile k({make_event("k1", 0, 10), make_event("k2", 5, 20), make_event("k3", 30, 40), make_event("k4", 40, 45)});
   CHECK(workbook::interval_union_ns(k, {0, 1, 2, 3}) == 20 + 15);
   CHECK(workbook::interval_union_ns(k, {}) == 0);
+}
+
+TEST_CASE("Python's _remove_dup_nodes: an only child with its parent's name folds into the parent") {
+  // to [0,100] > to [10,90] > _to_copy [20,80] > copy_ [30,70]; add [200,300] > add [210,290]
+  // plus a kernel launched inside the inner to; the other names must survive the compaction.
+  Event launch = make_event("cudaLaunchKernel", 40, 45, Category::runtime);
+  launch.correlation = 3;
+  Event kernel = make_event("gemm", 50, 60, Category::kernel, 7);
+  kernel.device_type = workbook::DeviceType::cuda;
+  kernel.correlation = 3;
+  const Profile p({make_event("aten::to", 0, 100), make_event("aten::to", 10, 90), make_event("aten::_to_copy", 20, 80),
+                   make_event("aten::copy_", 30, 70), launch, kernel, make_event("aten::add", 200, 300),
+                   make_event("aten::add", 210, 290)});
+  CHECK(p.merged_duplicates() == 2);
+  CHECK(p.count("aten::to") == 1);
+  CHECK(p.count("aten::add") == 1);
+  for (const Event& e : p.events()) CHECK(!e.name.empty());
+  const auto to = p.find("aten::to").at(0);
+  CHECK(p.total_ns(to) == 100);
+  CHECK(p.has_chain(to, {"aten::_to_copy", "aten::copy_", "cudaLaunchKernel", "gemm"}));
+  CHECK(p.self_ns(to) == 100 - 60);
+  CHECK(p.self_ns(p.find("aten::add").at(0)) == 100);
+  CHECK(p.kernels(p.find("aten::copy_").at(0)).size() == 1);
+}
+
+TEST_CASE("a partial overlap is not nesting, and self time is not clamped") {
+  // b starts inside a but ends after it: both are roots (Python's rule).
+  const Profile p({make_event("a", 0, 50), make_event("b", 40, 80)});
+  CHECK(p.roots().size() == 2);
+  // x2 overlaps x1 partially, so both are children of x; together they outlast x: Python
+  // reports the negative self time as it is (the workbook used to clamp it to 0).
+  const Profile r({make_event("x", 0, 10), make_event("x1", 0, 6), make_event("x2", 4, 10)});
+  CHECK(r.children(r.find("x").at(0)).size() == 2);
+  CHECK(r.self_ns(r.find("x").at(0)) == 10 - 6 - 6);
+}
+
+TEST_CASE("memory belongs to every host event that holds its time stamp, on any thread") {
+  Event alloc;
+  alloc.name = "[memory]";
+  alloc.category = Category::memory;
+  alloc.start_ns = alloc.end_ns = 30;
+  alloc.bytes = 256;
+  alloc.thread = 9;  // another thread than the op
+  Event device_alloc = alloc;
+  device_alloc.device_type = workbook::DeviceType::cuda;
+  device_alloc.bytes = 1024;
+  Event stray = alloc;
+  stray.start_ns = stray.end_ns = 500;
+  const Profile p({make_event("outer", 0, 100), make_event("inner", 20, 40), alloc, device_alloc, stray});
+  const auto stats = p.stats();
+  const auto outer = p.find("outer").at(0), inner = p.find("inner").at(0);
+  CHECK(stats[outer].cpu_memory == 256);
+  CHECK(stats[outer].self_cpu_memory == 0);
+  CHECK(stats[inner].self_cpu_memory == 256);
+  CHECK(stats[inner].device_memory == 1024);
+  const auto alone = p.unattributed_memory();
+  CHECK(std::count(alone.begin(), alone.end(), true) == 1);
+}
+
+TEST_CASE("a 100000-deep tree is built, summed and printed without recursion") {
+  std::vector<Event> events;
+  const std::int64_t depth = 100000;
+  for (std::int64_t i = 0; i < depth; ++i)
+    events.push_back(make_event(i % 2 ? "odd" : "even", i, 2 * depth - i));
+  const Profile p(std::move(events));
+  CHECK(p.depth(p.size() - 1) == depth - 1);
+  const auto stats = p.stats();
+  CHECK(stats[0].self_cpu_ns == 2);
+  CHECK(p.descendants(0).size() == std::size_t(depth - 1));
 }

@@ -24,11 +24,11 @@ struct OutputFiles {
   std::filesystem::path svg;    ///< `tag`.svg: the timeline
 };
 
-/// Writes `dir`/`tag`.json (chrome trace), `tag`.txt (`table_text`), `tag`.csv (the key
-/// averages) and `tag`.svg (timeline titled `title`), each atomically. Throws
-/// std::runtime_error naming the file.
-OutputFiles write_outputs(const Profile& profile, const std::string& table_text, const std::filesystem::path& dir,
-                          const std::string& tag, const std::string& title);
+/// Writes `dir`/`tag`.json (chrome trace), `tag`.txt (`table_text`), `tag`.csv (`averages`'
+/// rows) and `tag`.svg (timeline titled `title`), each atomically. Throws std::runtime_error
+/// naming the file.
+OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, const std::string& table_text,
+                          const std::filesystem::path& dir, const std::string& tag, const std::string& title);
 
 /// What every lesson ends with: prints the key_averages table (sorted by device time when there
 /// is any, CPU total otherwise), writes it with the trace and timeline (write_outputs) and prints
