@@ -62,7 +62,6 @@ std::string format_shapes(const std::vector<std::vector<std::int64_t>>& shapes) 
 KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
     : grouped_by_shape_(group_by_input_shape) {
   const std::vector<EventStats> stats = profile.stats();
-  const std::vector<bool> alone = profile.unattributed_memory();
   // Python keys rows by name and device type (profiler_util.py, EventList.key_averages): a
   // kernel or a GPU annotation never merges into the host row of the same name. Names are views
   // into the profile's own strings: no string is built per event.
@@ -82,7 +81,7 @@ KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
     if (e.category == Category::memory) {
       has_memory_ = true;
       if (e.device_type != DeviceType::cpu) has_device_memory_ = true;
-      if (!alone[id]) continue;  // counted in the ops around it
+      if (!stats[id].unattributed) continue;  // counted in the ops around it
     }
     const DeviceType device = e.on_device() ? e.device_type : DeviceType::cpu;
     const bool annotation = e.category == Category::user_annotation;

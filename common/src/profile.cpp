@@ -291,6 +291,7 @@ std::vector<EventStats> Profile::stats() const {
     if (e.on_device()) {
       st.device_total_ns = st.self_device_ns = e.duration_ns();
     } else if (e.category == Category::memory) {
+      st.unattributed = alone[id];
       if (alone[id]) {
         (e.device_type == DeviceType::cpu ? st.cpu_memory : st.device_memory) = e.bytes;
         (e.device_type == DeviceType::cpu ? st.self_cpu_memory : st.self_device_memory) = e.bytes;

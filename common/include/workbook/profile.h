@@ -67,6 +67,7 @@ struct EventStats {
   std::int64_t self_cpu_memory = 0;    ///< minus its children's
   std::int64_t device_memory = 0;      ///< the same for device memory
   std::int64_t self_device_memory = 0; ///< minus its children's
+  bool unattributed = false;           ///< a memory record inside no host event: Python's "[memory]" event
 };
 
 /// A finished recording: events plus the nesting between them, with the queries that lessons
