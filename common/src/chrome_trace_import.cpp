@@ -251,6 +251,25 @@ class Parser {
     }
     bad_json(fmt::format("unexpected '{}'", printable(c)));
   }
+  // After a member or element: true when a ',' says another follows, false at `close`.
+  bool more_members(char close) {
+    skip_ws();
+    if (peek() == ',') {
+      ++p_;
+      return true;
+    }
+    expect(close);
+    return false;
+  }
+  // A string value into `out`; any other value is skipped and reported as absent.
+  bool string_member(std::string& out) {
+    if (peek() != '"') {
+      skip_value();
+      return false;
+    }
+    out = std::string(string_view_or_decode(scratch_));
+    return true;
+  }
   void expect(char c) {
     if (peek() != c) bad_json(fmt::format("expected '{}' but found '{}'", c, printable(*p_)));
     ++p_;
@@ -532,12 +551,7 @@ class Parser {
             } else {
               skip_value();
             }
-            skip_ws();
-            if (peek() == ',') {
-              ++p_;
-              continue;
-            }
-            expect(']');
+            if (more_members(']')) continue;
             break;
           }
         }
@@ -545,12 +559,7 @@ class Parser {
         skip_value();
       }
       shapes.push_back(std::move(shape));
-      skip_ws();
-      if (peek() == ',') {
-        ++p_;
-        continue;
-      }
-      expect(']');
+      if (more_members(']')) continue;
       return;
     }
   }
@@ -582,12 +591,7 @@ class Parser {
         has_device_arg = true;
       } else if (key == "Input Dims" || key == "Input dims") input_dims(e.input_shapes);
       else skip_value();
-      skip_ws();
-      if (peek() == ',') {
-        ++p_;
-        continue;
-      }
-      expect('}');
+      if (more_members('}')) continue;
       return;
     }
   }
@@ -636,28 +640,12 @@ class Parser {
         skip_ws();
         expect(':');
         skip_ws();
-        const char c = peek();
         if (key == "ph") {
-          if (c == '"') {
-            ph = std::string(string_view_or_decode(scratch_));
-            has_ph = true;
-          } else {
-            skip_value();
-          }
+          has_ph = string_member(ph);
         } else if (key == "name") {
-          if (c == '"') {
-            e.name = std::string(string_view_or_decode(scratch_));
-            has_name = true;
-          } else {
-            skip_value();
-          }
+          has_name = string_member(e.name);
         } else if (key == "cat") {
-          if (c == '"') {
-            cat = std::string(string_view_or_decode(scratch_));
-            has_cat = true;
-          } else {
-            skip_value();
-          }
+          has_cat = string_member(cat);
         } else if (key == "ts") {
           ts = number_member();
         } else if (key == "dur") {
@@ -671,12 +659,7 @@ class Parser {
         } else {
           skip_value();
         }
-        skip_ws();
-        if (peek() == ',') {
-          ++p_;
-          continue;
-        }
-        expect('}');
+        if (more_members('}')) continue;
         break;
       }
     }
