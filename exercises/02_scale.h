@@ -13,7 +13,8 @@ namespace exercises {
 struct StepBreakdown {
   double step_us = 0;        ///< mean total time of the ProfilerStep#N regions
   double ops_self_us = 0;    ///< mean self time of aten::mm + aten::add: what the profile attributes to them
-  double compute_us = 0;     ///< mean time per step spent in the arithmetic
+  double compute_us = 0;     ///< GPU: kernel busy time per step; CPU: the work beyond the fixed cost
+                             ///< (the arithmetic and anything else that grows with n, memory traffic included)
   double overhead_us = 0;    ///< step_us - compute_us: dispatch, allocation, the profiler
   double busy_fraction = 0;  ///< compute_us / step_us
 };
@@ -31,7 +32,8 @@ double mean_step_us(const workbook::Profile& profile);
 /// union of the kernels' intervals, divided by the number of steps. On a CPU no event isolates
 /// the BLAS call: aten::mm's self time also holds the dispatcher, the output's allocation and the
 /// call's set-up. So on a CPU (no kernel events) a step is modelled as a fixed cost plus the
-/// arithmetic: compute = step - `fixed_cost_us` (never below 0), where the fixed cost is the
+/// arithmetic: compute = step - `fixed_cost_us` (never below 0) — the work beyond the fixed cost,
+/// which counts memory-bound work too, not only flops — where the fixed cost is the
 /// mean step of a tiny size whose arithmetic is negligible (the lesson uses n = 16).
 StepBreakdown breakdown(const workbook::Profile& profile, double fixed_cost_us);
 

@@ -6,23 +6,23 @@
 
 namespace exercises {
 
-CompiledLinear::CompiledLinear(torch::nn::Linear linear, const torch::Tensor& example, workbook::GuardPolicy policy)
-    : linear_(std::move(linear)), policy_(policy) {
-  // TODO: specialise for the example.
-  (void)example;
-  throw workbook::NotImplemented("exercise 06: CompiledLinear's constructor (exercises/06_compile.cpp)");
-}
+CompiledGegluMlp::CompiledGegluMlp(torch::nn::Linear gate, torch::nn::Linear up, torch::nn::Linear down,
+                                   workbook::CacheOptions options)
+    : gate_(std::move(gate)), up_(std::move(up)), down_(std::move(down)), cache_(options) {}
 
-void CompiledLinear::specialise(const torch::Tensor& example) {
-  // TODO: record the guards (workbook::Guards(example, {weight})) and prepare the transposed weight once.
-  (void)example;
-  throw workbook::NotImplemented("exercise 06: CompiledLinear::specialise (exercises/06_compile.cpp)");
-}
-
-torch::Tensor CompiledLinear::forward(const torch::Tensor& x) {
-  // TODO: check the guards (raise or recompile), then one torch::addmm with the prepared weight.
+torch::Tensor CompiledGegluMlp::forward(const torch::Tensor& x) {
+  // TODO: ask the cache which entry fits this call (or none: eager); give a new entry its own
+  // prepared weights; run the compiled form.
   (void)x;
-  throw workbook::NotImplemented("exercise 06: CompiledLinear::forward (exercises/06_compile.cpp)");
+  throw workbook::NotImplemented("exercise 06: CompiledGegluMlp::forward (exercises/06_compile.cpp)");
+}
+
+std::size_t CompiledGegluMlp::entries() const {
+  throw workbook::NotImplemented("exercise 06: CompiledGegluMlp::entries (exercises/06_compile.cpp)");
+}
+
+int CompiledGegluMlp::eager_fallbacks() const {
+  throw workbook::NotImplemented("exercise 06: CompiledGegluMlp::eager_fallbacks (exercises/06_compile.cpp)");
 }
 
 }  // namespace exercises

@@ -1,38 +1,41 @@
 #pragma once
 /// \file
-/// \brief Exercise 06: a compiled Linear — transpose-free, guarded, like torch.compile's.
+/// \brief Exercise 06: compile the GeGLU MLP the way torch.compile would — and keep it compiled.
 
 #include <torch/nn/modules/linear.h>
 #include <torch/types.h>
+
+#include <vector>
 
 #include "workbook/compile.h"
 
 namespace exercises {
 
 //! [contract]
-/// nn::Linear specialised for inputs like `example`, the way torch.compile specialises it: the
-/// transposed weight is prepared once (keep the strided view w.t(): no copy, as compile's
-/// generated code does) and every call runs one `aten::addmm` — no `aten::t` per call.
+/// The articles' GeGLU block, down(gelu_tanh(gate(x)) * up(x)) with three bias-free Linears,
+/// compiled: each call runs three bare `aten::mm` on prepared transposed weights (views, no
+/// `aten::t` per call) and one `workbook::fused_gelu_mul`. Lesson 06 compiles a single Linear;
+/// here there are three weights, and the code must stay right while a training loop runs.
 ///
-/// Every call first checks the guards (workbook::Guards over the input and the weight). When one
-/// fails: under GuardPolicy::raise, throw the workbook::GuardFailure naming it; under
-/// GuardPolicy::recompile, specialise again for this input and count a recompilation.
-class CompiledLinear {
+/// Specialisations live in a workbook::SpecialisationCache guarded over the input and all three
+/// weights (Dynamo's rules, see workbook/compile.h). Each entry needs its own prepared weights.
+/// Past the cache's size limit a call runs eager (the three Linears, torch::gelu, the multiply);
+/// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.
+class CompiledGegluMlp {
  public:
-  CompiledLinear(torch::nn::Linear linear, const torch::Tensor& example, workbook::GuardPolicy policy);
-  /// y = x W^T + b, the same values as linear->forward(x).
+  CompiledGegluMlp(torch::nn::Linear gate, torch::nn::Linear up, torch::nn::Linear down,
+                   workbook::CacheOptions options = {});
+  /// The MLP's output, equal to the eager forward's (1e-4).
   torch::Tensor forward(const torch::Tensor& x);
-  /// How many times a failed guard led to specialising again.
-  int recompilations() const { return recompilations_; }
+  /// Specialisations compiled so far.
+  std::size_t entries() const;
+  /// Calls that ran eager because the cache was full.
+  int eager_fallbacks() const;
 
  private:
-  void specialise(const torch::Tensor& example);
-
-  torch::nn::Linear linear_;
-  workbook::GuardPolicy policy_;
-  workbook::Guards guards_;
-  torch::Tensor weight_t_;  ///< the prepared transposed weight
-  int recompilations_ = 0;
+  torch::nn::Linear gate_, up_, down_;
+  workbook::SpecialisationCache cache_;
+  std::vector<std::vector<torch::Tensor>> prepared_;  ///< per entry: the transposed weights
 };
 //! [contract]
 

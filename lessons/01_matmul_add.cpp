@@ -65,23 +65,45 @@ int run(const workbook::LessonOptions& opt) {
           "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
           "percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
 
-  fmt::print("per recorded step: ProfilerStep total, and the gap from matmul_add's start to aten::matmul's\n");
+  fmt::print("per recorded step: its total, its self time, and the gap from matmul_add's start to aten::matmul's\n");
+  std::vector<double> gaps, step_self;
   for (auto region : profile.find("matmul_add")) {
     const auto matmul = profile.under(region, "aten::matmul");
     const auto step = profile.parent(region);
     if (matmul.empty() || !step) continue;
-    fmt::print("  {:<16} total {:>9.1f} us   gap {:>7.1f} us\n", profile[*step].name, profile.total_ns(*step) / 1e3, (profile[matmul[0]].start_ns - profile[region].start_ns) / 1e3);
+    gaps.push_back(double(profile[matmul[0]].start_ns - profile[region].start_ns) / 1e3);
+    step_self.push_back(double(profile.self_ns(*step)) / 1e3);
+    fmt::print("  {:<16} total {:>9.1f} us   self {:>7.1f} us   gap {:>7.1f} us\n", profile[*step].name,
+               profile.total_ns(*step) / 1e3, step_self.back(), gaps.back());
   }
-  const std::vector<double> later(step_us.begin() + 1, step_us.end());
-  const double median_later = later.empty() ? step_us[0] : median(later);
-  fmt::print("wall time per step: first {:.1f} us, median of the others {:.1f} us ({:.1f}x)\n", step_us[0],
-             median_later, step_us[0] / median_later);
-  narrate("The first step pays for cold start: allocator pools, thread pools and caches warm up on first use, "
-          "and the first recorded step also pays for the profiler starting up. That is why the schedule waits and "
-          "warms up before recording; the articles saw a 228 us gap before the first aten::matmul against 5 us "
-          "later. At n=64 on an A100 they measured about 2.3 ms of CPU time "
-          "for 23 us of GPU work: overhead-bound. On the CPU there is no asynchronous launch, so every op's time "
-          "is spent right here, in this table.");
+  if (gaps.size() >= 2) {
+    const double later = median(std::vector<double>(gaps.begin() + 1, gaps.end()));
+    fmt::print("gap before aten::matmul: first recorded step {:.1f} us, median of the later ones {:.1f} us ({:.1f}x)\n",
+               gaps[0], later, gaps[0] / later);
+  }
+  narrate("The first recorded step pays for cold start: the profiler's own start-up, and whatever warms up on "
+          "first use under it. That is the gap the articles measured: about 228 us before the first aten::matmul "
+          "of the first recorded step against about 5 us later (Part 1, A100). The schedule's wait and warm-up "
+          "steps keep the worst of it out of the record.");
+  fmt::print("wall time per step, from this loop: ");
+  for (int k = 0; k < int(step_us.size()); ++k) {
+    const auto action = schedule.action(k);
+    fmt::print("{}{:.1f} us ({})", k ? ", " : "", step_us[std::size_t(k)],
+               action == Schedule::Action::none ? "wait: profiler off" : action == Schedule::Action::warmup ? "warm-up" : "recorded");
+  }
+  fmt::print("\n");
+  if (!step_self.empty()) {
+    const double self = median(step_self);
+    narrate(fmt::format(
+        "ProfilerStep* has a large self time ({:.1f} us per step here, median): time inside the step that no op "
+        "covers. It holds the profiler's own bookkeeping (closing the previous step's region, opening this one, "
+        "recording each event) and the loop's code between ops (the wall-clock reads, the synchronize call, "
+        "destroying the result). It is real time, but not the workload's.",
+        self));
+  }
+  narrate("For comparison, at n=64 on an A100 (Part 1) the articles saw about 2.3 ms of self CPU time for 23 us of "
+          "GPU work, but about 1.78 ms of those 2.3 ms was a sync call waiting for 26 us of GPU work: overhead-bound. "
+          "On the CPU there is no asynchronous launch, so every op's time is spent right here, in this table.");
 
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
   return 0;

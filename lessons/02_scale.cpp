@@ -48,16 +48,15 @@ double matmul_gflops(const LessonOptions& opt, std::int64_t n) {
   return 2.0 * double(n) * double(n) * double(n) / best / 1e9;
 }
 
-// The machine's matmul ceiling: the best rate over the large sizes of the sweep (a BLAS is not
-// always fastest at the largest size: caches and memory bandwidth have their say).
-std::pair<double, std::int64_t> ceiling_gflops(const LessonOptions& opt, const std::vector<std::int64_t>& sizes) {
+// The machine's matmul ceiling: the best unprofiled rate at large sizes, whatever the sweep (a
+// BLAS is not always fastest at the largest size: caches and memory bandwidth have their say).
+std::pair<double, std::int64_t> ceiling_gflops(const LessonOptions& opt) {
   std::pair<double, std::int64_t> best{0.0, 0};
-  const std::int64_t largest = std::min<std::int64_t>(sizes.back(), opt.device.is_cuda() ? 4096 : 2048);
-  for (std::int64_t n = std::max<std::int64_t>(64, largest / 4); n <= largest; n *= 2) {
+  const std::int64_t largest = opt.device.is_cuda() ? 4096 : 2048;
+  for (std::int64_t n = largest / 4; n <= largest; n *= 2) {
     const double g = matmul_gflops(opt, n);
     if (g > best.first) best = {g, n};
   }
-  if (best.second == 0) best = {matmul_gflops(opt, largest), largest};
   return best;
 }
 
@@ -118,7 +117,7 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   // Unprofiled matmuls at the large sizes first: they give the ceiling and bring OpenBLAS's
   // thread pool and buffers up before anything is measured. Then one throwaway profile, since
   // the first profile of a process pays the profiler's own start-up.
-  auto [ceiling, ceiling_n] = ceiling_gflops(opt, sizes);
+  auto [ceiling, ceiling_n] = ceiling_gflops(opt);
   profile_size(opt, sizes.front());
   std::vector<Profile> profiles;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -138,8 +137,8 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
     // The ceiling is the best rate this run saw, unprofiled or profiled, so that no size beats it.
     if (rows.back().gflops > ceiling) std::tie(ceiling, ceiling_n) = std::make_pair(rows.back().gflops, sizes[i]);
   }
-  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate of this run, at n={}, {})\n", ceiling, ceiling_n,
-             opt.dtype_name());
+  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate measured in this run, at n={}, {})\n", ceiling,
+             ceiling_n, opt.dtype_name());
   if (!opt.device.is_cuda())
     fmt::print("fixed cost of a step: {:.1f} us, the n={} step; its arithmetic needs {:.3f} us at the ceiling\n\n",
                fixed_cost, sizes.front(),
@@ -147,13 +146,14 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   progress(sizes.size(), sizes.size(), sizes.back());
 
   std::string csv = "n,step_us,ops_self_us,compute_us,overhead_us,busy_fraction,gflops,of_ceiling,regime\n";
-  fmt::print("{:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>5}  {:>9}  {:>8}  {}\n", "n", "step us", "mm+add self",
-             "compute us", "overhead us", "busy", "GFLOP/s", "ceiling", "regime");
+  const bool gpu = opt.device.is_cuda();
+  fmt::print("{:>6}  {:>11}  {:>11}  {:>12}  {:>11}  {:>5}  {:>9}  {:>8}  {}\n", "n", "step us", "mm+add self",
+             gpu ? "kernels us" : "beyond fixed", gpu ? "rest us" : "fixed us", "busy", "GFLOP/s", "ceiling", "regime");
   const Row* crossover = nullptr;
   for (const Row& r : rows) {
     const char* regime = r.compute_bound() ? "compute-bound" : "overhead-bound";
     if (!crossover && r.compute_bound()) crossover = &r;
-    fmt::print("{:>6}  {:>11.1f}  {:>11.1f}  {:>11.1f}  {:>11.1f}  {:>5.2f}  {:>9.2f}  {:>7.1f}%  {}\n", r.n,
+    fmt::print("{:>6}  {:>11.1f}  {:>11.1f}  {:>12.1f}  {:>11.1f}  {:>5.2f}  {:>9.2f}  {:>7.1f}%  {}\n", r.n,
                r.step_us, r.ops_self_us, r.compute_us, r.step_us - r.compute_us, std::min(r.busy, 9.99), r.gflops,
                100 * r.gflops / ceiling, regime);
     csv += fmt::format("{},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.3f},{:.4f},{}\n", r.n, r.step_us, r.ops_self_us,
@@ -162,18 +162,25 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   fmt::print("\ncrossover: {}\n", crossover ? fmt::format("n = {} is the first compute-bound size", crossover->n)
                                              : std::string("none in this range: every size is overhead-bound"));
 
-  narrate("Busy fraction = time in the arithmetic / the step's time; a size is compute-bound when it is at "
-          "least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the BLAS "
-          "call's set-up, the profiler's bookkeeping) plus the arithmetic, 2n^3 + n^2 flops. The fixed cost is "
-          "the smallest size's step; the rest of each step is compute. Why not aten::mm's self time? Look at "
+  narrate("Busy fraction = the time that grows with the work / the step's time; a size is compute-bound when "
+          "it is at least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the "
+          "BLAS call's set-up, the profiler's bookkeeping) plus the work beyond it: the arithmetic, 2n^3 + n^2 "
+          "flops, and whatever else grows with n (moving the n^2 output and bias is memory-bound work, counted "
+          "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look at "
           "the 'mm+add self' column: at small n it is most of the step, yet the GEMM inside needs a fraction "
           "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
           "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
           "until the step is compute-bound.");
-  narrate("On a GPU the CPU only launches kernels and runs ahead, asynchronously: at n=64 the articles saw "
-          "2.3 ms of CPU work for 23 us of GPU work, the GPU idle 98% of the time; at n=4096, 4.9 ms CPU and "
-          "4.5 ms GPU, busy. On the CPU there is no launch queue: the same thread dispatches and computes, one "
-          "after the other, so the regimes meet at a much smaller n than on a GPU.");
+  narrate(fmt::format(
+      "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
+      "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, but about 1.78 ms of those 2.3 ms was a "
+      "sync call waiting for 26 us of GPU work: the GPU was idle 98% of the time. At n=4096: 4.9 ms CPU, 4.5 ms "
+      "GPU, busy; that is 2*4096^3 flops in 4.5 ms, about 30 TFLOP/s.{}",
+      gpu ? std::string()
+          : fmt::format(" This CPU's ceiling is {:.0f} GFLOP/s, about {:.0f}x slower per flop, so its arithmetic "
+                        "outgrows the fixed cost at a much smaller n. The missing launch queue is not why: it only "
+                        "makes the CPU's costs add up instead of overlapping.",
+                        ceiling, 30.5e3 / ceiling)));
 
   std::vector<double> ns, step, compute, overhead, busy;
   for (const Row& r : rows) {

@@ -6,6 +6,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include <algorithm>
+#include <set>
 
 #include "workbook/inspect.h"
 #include "workbook/lesson_cli.h"
@@ -64,13 +65,27 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   const auto forwards = profile.find("linear_forward");
   if (!forwards.empty()) fmt::print("{}", format_tree(profile, forwards.front(), 4));
   narrate("LibTorch " + machine_info().torch_version +
-          " here. Python shows aten::linear -> aten::t -> aten::addmm. LibTorch 1.13's C++ nn::Linear calls "
-          "addmm(b, x, w.t()) itself, so there is no aten::linear row; LibTorch 2.x's goes through "
-          "torch::linear and shows it. Either way there is no aten::add: the bias is added inside addmm.");
+          " here. Python's nn.Linear shows aten::linear -> aten::t -> aten::addmm. C++'s nn::Linear calls "
+          "F::linear, which in LibTorch 1.13 and 2.6 alike (torch/nn/functional/linear.h) is "
+          "torch::addmm(bias, input, weight.t()): no aten::linear row in C++, only aten::t and aten::addmm.");
+  std::size_t linear_rows = 0, addmm = 0, add = 0;
+  for (auto f : forwards) {
+    linear_rows += profile.count_under(f, "aten::linear");
+    addmm += profile.count_under(f, "aten::addmm");
+    add += profile.count_under(f, "aten::add") + profile.count_under(f, "aten::add_");
+  }
+  claim(linear_rows == 0 && addmm == forwards.size(), "C++'s nn::Linear forward has no aten::linear, one aten::addmm",
+        fmt::format("{} recorded forwards: {} aten::linear, {} aten::addmm", forwards.size(), linear_rows, addmm));
+  claim(add == 0, "there is no separate add: the bias goes into addmm",
+        fmt::format("{} aten::add / aten::add_ under the forwards", add));
 
   const TensorView w = inspect(linear->weight), wt = inspect(linear->weight.t());
-  fmt::print("W      {}\nW.t()  {}\nshares storage: {}\n", describe(w), describe(wt),
-             shares_storage(linear->weight, linear->weight.t()) ? "yes" : "no");
+  fmt::print("W      {}\nW.t()  {}\n", describe(w), describe(wt));
+  claim(shares_storage(linear->weight, linear->weight.t()) && w.data == wt.data && w.strides.size() == 2 &&
+            wt.strides == std::vector<std::int64_t>{w.strides[1], w.strides[0]},
+        "W.t() is a view: same storage, same data pointer, strides swapped",
+        fmt::format("W strides [{}], W.t() strides [{}], data {} vs {}", fmt::join(w.strides, ", "),
+                    fmt::join(wt.strides, ", "), w.data, wt.data));
   narrate("aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
           "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
           "flag) and reads W where it lies.");
@@ -83,9 +98,22 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
              fmt::format("{}x{}", large, large));
   for (const char* op : {"aten::t", "aten::contiguous"})
     fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op), fastest_total_us(big_profile, op));
-  narrate("Beneath aten::t there are only aten::transpose and aten::as_strided (more views) and no allocation; "
-          "beneath aten::contiguous there is aten::clone with an allocation the size of the weight and "
-          "aten::copy_, which moves every element.");
+  std::set<std::string> beneath_t;
+  std::size_t t_allocations = 0;
+  for (auto t : profile.find("aten::t"))
+    for (auto d : profile.descendants(t)) {
+      beneath_t.insert(profile[d].name);
+      if (profile[d].category == Category::memory && profile[d].bytes > 0) ++t_allocations;
+    }
+  const bool only_views = std::all_of(beneath_t.begin(), beneath_t.end(), [](const std::string& n) {
+    return n == "aten::transpose" || n == "aten::as_strided";
+  });
+  claim(only_views && t_allocations == 0, "beneath aten::t there are only views (aten::transpose, aten::as_strided), no allocation",
+        fmt::format("ops beneath aten::t: [{}]; allocations beneath it: {}", fmt::join(beneath_t, ", "), t_allocations));
+  std::size_t copies = 0;
+  for (auto c : profile.find("aten::contiguous")) copies += profile.count_under(c, "aten::copy_");
+  claim(copies > 0, "beneath aten::contiguous, aten::copy_ moves every element of the weight",
+        fmt::format("{} aten::copy_ beneath {} aten::contiguous calls", copies, profile.count("aten::contiguous")));
 
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
   return 0;

@@ -31,20 +31,46 @@ TEST_CASE("the fused kernel is one op in the profile") {
   CHECK(p[p.find("workbook::fused_gelu_mul")[0]].category == workbook::Category::cpu_op);
 }
 
-TEST_CASE("guards name what changed") {
+TEST_CASE("guards name what changed: metadata and identity, never values") {
   const auto w = torch::randn({4, 8});
   const auto x = torch::randn({2, 8});
   const Guards guards(x, {w});
-  CHECK(guards.first_failure(torch::randn({3, 8}), {w}).empty());  // the batch may change
+  CHECK(guards.first_failure(x.clone(), {w}).empty());
+  CHECK(guards.first_failure(torch::randn({3, 8}), {w}) == "size");  // static until a recompile marks it dynamic
+  CHECK(guards.failed_size_dim(torch::randn({3, 8})) == 0);
   CHECK(guards.first_failure(x.to(torch::kDouble), {w}) == "dtype");
   CHECK(guards.first_failure(torch::randn({2, 2, 8}), {w}) == "rank");
-  CHECK(guards.first_failure(torch::randn({2, 4}), {w}) == "trailing size");
-  CHECK(guards.first_failure(torch::randn({8, 8}).t(), {w}) == "strides");
-  CHECK(guards.first_failure(x, {torch::randn({4, 8})}) == "weight version");
+  CHECK(guards.first_failure(torch::randn({8, 2}).t(), {w}) == "strides");
+  CHECK(guards.first_failure(x, {torch::randn({4, 8})}) == "weight identity");  // another tensor object
   auto updated = w.clone();
   const Guards on_copy(x, {updated});
-  updated.mul_(2);
-  CHECK(on_copy.first_failure(x, {updated}) == "weight version");
+  updated.mul_(2);  // an optimizer step: in place, same object
+  CHECK(on_copy.first_failure(x, {updated}).empty());
+  const Guards dynamic_batch(x, {w}, {true, false});
+  CHECK(dynamic_batch.first_failure(torch::randn({7, 8}), {w}).empty());
   CHECK_THROWS_WITH_AS(guards.check(x.to(torch::kDouble), {w}), doctest::Contains("guard 'dtype' failed"),
+                       workbook::GuardFailure);
+}
+
+TEST_CASE("the cache: a size change compiles once with that dimension dynamic; limit; fail_on_recompile") {
+  const auto w = torch::randn({4, 8});
+  workbook::SpecialisationCache cache;
+  CHECK(cache.lookup(torch::randn({2, 8}), {w}) == std::optional<std::size_t>(0));
+  CHECK(cache.lookup(torch::randn({2, 8}), {w}) == std::optional<std::size_t>(0));
+  CHECK(cache.lookup(torch::randn({5, 8}), {w}) == std::optional<std::size_t>(1));
+  CHECK(cache.last_reason() == "size of dim 0 changed, now dynamic");
+  CHECK(cache.lookup(torch::randn({9, 8}), {w}) == std::optional<std::size_t>(1));
+  CHECK(cache.recompilations() == 1);
+  workbook::CacheOptions small;
+  small.cache_size_limit = 1;
+  workbook::SpecialisationCache full(small);
+  full.lookup(torch::randn({2, 8}), {w});
+  CHECK(!full.lookup(torch::randn({2, 8}).to(torch::kDouble), {w}));
+  CHECK(full.eager_fallbacks() == 1);
+  workbook::CacheOptions strict;
+  strict.stance = workbook::RecompileStance::fail_on_recompile;
+  workbook::SpecialisationCache no_recompiles(strict);
+  no_recompiles.lookup(torch::randn({2, 8}), {w});
+  CHECK_THROWS_WITH_AS(no_recompiles.lookup(torch::randn({3, 8}), {w}), doctest::Contains("guard 'size' failed"),
                        workbook::GuardFailure);
 }

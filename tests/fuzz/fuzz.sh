@@ -27,12 +27,12 @@ if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { r
 fi
 # shellcheck disable=SC2054  # the commas belong to -fsanitize=
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-       -I"$root/common/include")
-sources=(atomic_file chrome_trace_export chrome_trace_import key_averages profile schedule svg)
+       -I"$root/common/profiler/include")
+sources=(atomic_file chrome_trace_export chrome_trace_import key_averages normalize profile schedule svg)
 # Compile only what changed, two at a time.
-newest_header=$(ls -t "$root"/common/include/workbook/* | head -n 1)
+newest_header=$(ls -t "$root"/common/profiler/include/workbook/* "$root"/common/profiler/src/*.h | head -n 1)
 for s in "${sources[@]}"; do
-  src="$root/common/src/$s.cpp" obj="$out/objects/$s.o"
+  src="$root/common/profiler/src/$s.cpp" obj="$out/objects/$s.o"
   [ "$obj" -nt "$src" ] && [ "$obj" -nt "$newest_header" ] && continue
   echo "$src $obj"
 done | xargs -r -n 2 -P 2 sh -c "$cxx ${flags[*]} -c \"\$0\" -o \"\$1\""

@@ -1,75 +1,101 @@
-// Checks of exercise 06: no aten::t per call, same values as eager, and guards that hold.
+// Checks of exercise 06: the compiled GeGLU MLP on real profiles, and its cache under what a
+// training loop does (Dynamo's rules: metadata and identity are guarded, values are not).
 #include "workbook_doctest.h"
 
 #include "06_compile.h"
 #include "workbook/session.h"
 
-using workbook::GuardPolicy;
+namespace nn = torch::nn;
+using workbook::CacheOptions;
 
 namespace {
 
-torch::nn::Linear make_linear() {
-  torch::manual_seed(7);
-  return torch::nn::Linear(32, 64);
-}
+struct Mlp {
+  nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
+  Mlp() {
+    torch::manual_seed(3);
+    gate = nn::Linear(nn::LinearOptions(16, 32).bias(false));
+    up = nn::Linear(nn::LinearOptions(16, 32).bias(false));
+    down = nn::Linear(nn::LinearOptions(32, 16).bias(false));
+  }
+  torch::Tensor eager(const torch::Tensor& x) { return down->forward(torch::gelu(gate->forward(x), "tanh") * up->forward(x)); }
+  exercises::CompiledGegluMlp compiled(CacheOptions options = {}) const { return {gate, up, down, options}; }
+};
+
+bool same(const torch::Tensor& a, const torch::Tensor& b) { return torch::allclose(a, b, 1e-4, 1e-4); }
 
 }  // namespace
 
-TEST_CASE("compiled forward: same values as eager, one addmm and no aten::t per call") {
-  auto linear = make_linear();
-  const auto x = torch::randn({16, 32});
-  exercises::CompiledLinear compiled(linear, x, GuardPolicy::raise);
-  CHECK(torch::allclose(compiled.forward(x), linear->forward(x), 1e-5, 1e-5));
+TEST_CASE("compiled forward: eager's values; per call 3 aten::mm, one fused kernel, no aten::t") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
   workbook::Session session;
   for (int i = 0; i < 3; ++i) {
     torch::Tensor y = compiled.forward(x);
     session.step();
   }
   const auto p = session.finish();
-  CHECK(p.count("aten::addmm") == 3);
+  CHECK(p.count("aten::mm") == 9);
+  CHECK(p.count("workbook::fused_gelu_mul") == 3);
   CHECK(p.count("aten::t") == 0);
-  CHECK(p.count("aten::transpose") == 0);
-  const auto other = torch::randn({5, 32});  // a new batch size is fine: no guard on it
-  CHECK(torch::allclose(compiled.forward(other), linear->forward(other), 1e-5, 1e-5));
+  CHECK(p.count("aten::gelu") == 0);
+  CHECK(compiled.entries() == 1);
 }
 
-TEST_CASE("under raise, each broken guard is named") {
-  auto linear = make_linear();
-  exercises::CompiledLinear compiled(linear, torch::randn({16, 32}), GuardPolicy::raise);
-  CHECK_THROWS_WITH_AS(compiled.forward(torch::randn({32, 16}).t()), doctest::Contains("'strides'"),
-                       workbook::GuardFailure);
-  CHECK_THROWS_WITH_AS(compiled.forward(torch::randn({16, 32}, torch::kDouble)), doctest::Contains("'dtype'"),
-                       workbook::GuardFailure);
-  CHECK_THROWS_WITH_AS(compiled.forward(torch::randn({16, 16})), doctest::Contains("'trailing size'"),
-                       workbook::GuardFailure);
-  CHECK(compiled.recompilations() == 0);
-}
-
-TEST_CASE("under recompile, a new layout recompiles once and gives the right answer") {
-  auto linear = make_linear();
-  exercises::CompiledLinear compiled(linear, torch::randn({16, 32}), GuardPolicy::recompile);
-  const auto transposed = torch::randn({32, 16}).t();
-  CHECK(torch::allclose(compiled.forward(transposed), linear->forward(transposed), 1e-5, 1e-5));
-  CHECK(compiled.recompilations() == 1);
-  CHECK(torch::allclose(compiled.forward(transposed), linear->forward(transposed), 1e-5, 1e-5));
-  CHECK(compiled.recompilations() == 1);
-}
-
-TEST_CASE("an in-place weight update is not missed") {
-  auto linear = make_linear();
-  const auto x = torch::randn({16, 32});
-  exercises::CompiledLinear compiled(linear, x, GuardPolicy::recompile);
-  compiled.forward(x);
-  {
+TEST_CASE("a training loop's in-place steps never recompile; a replaced weight does") {
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  for (int step = 0; step < 4; ++step) {
     torch::NoGradGuard no_grad;
-    linear->weight.mul_(2);
+    CHECK(same(compiled.forward(x), m.eager(x)));
+    m.up->weight.sub_(0.01 * torch::ones_like(m.up->weight));  // SGD-like, in place
   }
-  CHECK(torch::allclose(compiled.forward(x), linear->forward(x), 1e-5, 1e-5));
-  CHECK(compiled.recompilations() == 1);
-  exercises::CompiledLinear strict(linear, x, GuardPolicy::raise);
-  {
-    torch::NoGradGuard no_grad;
-    linear->weight.add_(1);
+  CHECK(compiled.entries() == 1);
+  torch::NoGradGuard no_grad;
+  m.down->weight = torch::randn_like(m.down->weight);
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 2);
+}
+
+TEST_CASE("a new batch recompiles once and then the batch is dynamic; a new layout recompiles") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 1);
+  for (std::int64_t batch : {5, 3, 11}) {
+    const auto other = torch::randn({batch, 16});
+    CHECK(same(compiled.forward(other), m.eager(other)));
   }
-  CHECK_THROWS_WITH_AS(strict.forward(x), doctest::Contains("'weight version'"), workbook::GuardFailure);
+  CHECK(compiled.entries() == 2);
+  const auto transposed = torch::randn({16, 8}).t();
+  CHECK(same(compiled.forward(transposed), m.eager(transposed)));
+  CHECK(compiled.entries() == 3);
+  CHECK(same(compiled.forward(x), m.eager(x)));  // the first entry still serves the first input
+  CHECK(compiled.entries() == 3);
+}
+
+TEST_CASE("fail_on_recompile names the guard; past the size limit calls run eager") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  CacheOptions strict;
+  strict.stance = workbook::RecompileStance::fail_on_recompile;
+  auto no_recompiles = m.compiled(strict);
+  no_recompiles.forward(torch::randn({8, 16}));
+  CHECK_THROWS_WITH_AS(no_recompiles.forward(torch::randn({16, 8}).t()), doctest::Contains("'strides'"),
+                       workbook::GuardFailure);
+  CacheOptions small;
+  small.cache_size_limit = 2;
+  auto limited = m.compiled(small);
+  limited.forward(torch::randn({8, 16}));
+  limited.forward(torch::randn({16, 8}).t());
+  const auto third = torch::randn({2, 8, 16});  // another rank: a third entry would be needed
+  CHECK(same(limited.forward(third), m.eager(third)));
+  CHECK(limited.entries() == 2);
+  CHECK(limited.eager_fallbacks() == 1);
 }

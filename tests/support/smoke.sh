@@ -5,7 +5,7 @@ set -u
 lesson=$1 slug=$2 out=$3
 shift 3
 rm -rf "$out/$slug"
-"$lesson" "$@" --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
+WORKBOOK_STRICT_CLAIMS=1 "$lesson" "$@" --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
 for ext in json txt svg; do
   n=$(find "$out/$slug" -name "*.$ext" | wc -l)
   [ "$n" -ge 1 ] || { echo "smoke: no .$ext written under $out/$slug" >&2; exit 1; }

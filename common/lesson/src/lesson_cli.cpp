@@ -1,4 +1,5 @@
 #include "workbook/lesson_cli.h"
+#include "workbook/lesson_output.h"
 
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
@@ -49,7 +50,13 @@ std::int64_t size_flag(const std::string& program, const std::string& flag, cons
 
 int run_reporting_errors(const std::string& program, const std::function<int()>& body) {
   try {
-    return body();
+    const int status = body();
+    const char* strict = std::getenv("WORKBOOK_STRICT_CLAIMS");
+    if (status == 0 && claims_not_shown() > 0 && strict && std::string(strict) == "1") {
+      fmt::print(stderr, "{}: {} of the lesson's claims were not shown by this run\n", program, claims_not_shown());
+      return 3;
+    }
+    return status;
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: {}\n", program, e.what());
     return 1;

@@ -12,27 +12,36 @@ namespace workbook {
 GuardFailure::GuardFailure(std::string guard, const std::string& detail)
     : std::runtime_error("guard '" + guard + "' failed: " + detail), guard_(std::move(guard)) {}
 
-Guards::Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weights)
+Guards::Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weights, std::vector<bool> dynamic)
     : dtype_(example.scalar_type()),
       device_(example.device()),
-      rank_(example.dim()),
-      trailing_(example.dim() > 0 ? example.size(-1) : 0),
+      sizes_(example.sizes().vec()),
+      dynamic_(std::move(dynamic)),
       contiguous_(example.is_contiguous()) {
+  dynamic_.resize(sizes_.size(), false);
   for (const auto& w : weights) {
-    weight_storage_.push_back(w.storage().data());
-    weight_version_.push_back(w._version());
+    weight_identity_.push_back(w.unsafeGetTensorImpl());
+    weight_sizes_.push_back(w.sizes().vec());
   }
+}
+
+int Guards::failed_size_dim(const torch::Tensor& x) const {
+  if (x.dim() != std::int64_t(sizes_.size())) return -1;
+  for (std::size_t d = 0; d < sizes_.size(); ++d)
+    if (!dynamic_[d] && x.size(std::int64_t(d)) != sizes_[d]) return int(d);
+  return -1;
 }
 
 const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
   if (x.scalar_type() != dtype_) return "dtype";
   if (x.device() != device_) return "device";
-  if (x.dim() != rank_) return "rank";
-  if (x.size(-1) != trailing_) return "trailing size";
+  if (x.dim() != std::int64_t(sizes_.size())) return "rank";
+  if (failed_size_dim(x) >= 0) return "size";
   if (x.is_contiguous() != contiguous_) return "strides";
-  for (std::size_t i = 0; i < weights.size() && i < weight_version_.size(); ++i)
-    if (weights[i].storage().data() != weight_storage_[i] || weights[i]._version() != weight_version_[i])
-      return "weight version";
+  if (weights.size() != weight_identity_.size()) return "weight identity";
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    if (weights[i].unsafeGetTensorImpl() != weight_identity_[i] || weights[i].sizes().vec() != weight_sizes_[i])
+      return "weight identity";
   return nullptr;
 }
 
@@ -40,17 +49,16 @@ std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::Arr
   const std::string g = guard;
   if (g == "dtype") return fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
   if (g == "device") return fmt::format("specialised for {}, called with {}", device_.str(), x.device().str());
-  if (g == "rank") return fmt::format("specialised for {} dimensions, called with {}", rank_, x.dim());
-  if (g == "trailing size")
-    return fmt::format("specialised for a trailing size of {}, called with {}", trailing_, x.size(-1));
+  if (g == "rank") return fmt::format("specialised for {} dimensions, called with {}", sizes_.size(), x.dim());
+  if (g == "size") {
+    const int d = failed_size_dim(x);
+    return fmt::format("specialised for size {} in dimension {}, called with {}", sizes_[std::size_t(d)], d, x.size(d));
+  }
   if (g == "strides")
     return fmt::format("specialised for a {} input, called with strides [{}]", contiguous_ ? "contiguous" : "non-contiguous",
                        fmt::join(x.strides(), ", "));
-  for (std::size_t i = 0; i < weights.size() && i < weight_version_.size(); ++i)
-    if (weights[i].storage().data() != weight_storage_[i] || weights[i]._version() != weight_version_[i])
-      return fmt::format("weight {} was replaced or updated in place (version {} -> {})", i, weight_version_[i],
-                         weights[i]._version());
-  return "";
+  (void)weights;
+  return "a parameter is not the tensor the code was specialised for (it was replaced)";
 }
 
 std::string Guards::first_failure(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
@@ -60,6 +68,38 @@ std::string Guards::first_failure(const torch::Tensor& x, c10::ArrayRef<torch::T
 
 void Guards::check(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
   if (const char* guard = failed_guard(x, weights)) throw GuardFailure(guard, describe(guard, x, weights));
+}
+
+SpecialisationCache::SpecialisationCache(CacheOptions options) : options_(options) {}
+
+std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) {
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].first_failure(x, weights).empty()) return i;
+  if (entries_.empty()) {
+    entries_.emplace_back(x, weights);
+    last_reason_ = "first call";
+    return 0;
+  }
+  const Guards& last = entries_.back();
+  if (options_.stance == RecompileStance::fail_on_recompile) last.check(x, weights);
+  if (int(entries_.size()) >= options_.cache_size_limit) {
+    if (fallbacks_++ == 0)
+      fmt::print(stderr, "warning: cache_size_limit ({}) reached: running eager from now on for new inputs\n",
+                 options_.cache_size_limit);
+    return std::nullopt;
+  }
+  std::vector<bool> dynamic = last.dynamic();
+  const std::string failed = last.first_failure(x, weights);
+  last_reason_ = failed;
+  // Dynamo's automatic dynamic shapes: a dimension whose size changed is compiled dynamic.
+  if (failed == "size" && options_.automatic_dynamic_shapes) {
+    const int d = last.failed_size_dim(x);
+    last_reason_ = fmt::format("size of dim {} changed, now dynamic", d);
+    dynamic[std::size_t(d)] = true;
+  }
+  if (dynamic.size() != std::size_t(x.dim())) dynamic.assign(std::size_t(x.dim()), false);
+  entries_.emplace_back(x, weights, dynamic);
+  return entries_.size() - 1;
 }
 
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "libtorch_profiler.h"
+#include "workbook/session.h"
 
 namespace workbook {
 namespace {
@@ -41,9 +41,9 @@ MachineInfo machine_info() {
   MachineInfo m;
   m.cpu_model = cpu_model();
   m.cores = int(std::thread::hardware_concurrency());
-  m.torch_version = detail::torch_version();
+  m.torch_version = libtorch_version();
   m.torch_library = library_of(reinterpret_cast<const void*>(&at::get_num_threads));
-  m.kineto = detail::kineto_available();
+  m.kineto = kineto_available();
   m.cuda = torch::cuda::is_available();
   m.torch_threads = at::get_num_threads();
   m.blas_library = library_of(::dlsym(RTLD_DEFAULT, "sgemm_"));

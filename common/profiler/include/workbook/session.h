@@ -82,4 +82,11 @@ class Session {
   std::unique_ptr<State> state_;
 };
 
+/// The LibTorch version this was built against ("1.13.0", "2.6.0").
+std::string libtorch_version();
+
+/// Whether this LibTorch has Kineto (its own trace writer, CUDA activity). Probed once with a
+/// tiny profile; asked while a session records, it answers false without remembering it.
+bool kineto_available();
+
 }  // namespace workbook

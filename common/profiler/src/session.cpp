@@ -91,6 +91,9 @@ Profile Session::finish() {
   return std::move(s.last);
 }
 
+std::string libtorch_version() { return detail::torch_version(); }
+bool kineto_available() { return detail::kineto_available(); }
+
 int Session::step_num() const { return state_->step; }
 int Session::cycles_saved() const { return state_->saved; }
 bool Session::libtorch_trace_saved() const { return state_->libtorch_saved; }

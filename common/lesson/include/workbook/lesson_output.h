@@ -36,6 +36,15 @@ OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, c
 OutputFiles report_profile(const Profile& profile, bool device_time, const std::filesystem::path& dir,
                            const std::string& tag, const std::string& title, int row_limit = 15);
 
+/// States a qualitative claim about this run together with the evidence from this run's
+/// profile or tensors, and prints whether the run bears it out ("shown:" or "NOT shown by this
+/// run:"). Lessons say nothing about the run that is not checked this way. Returns `holds`.
+bool claim(bool holds, const std::string& sentence, const std::string& evidence);
+
+/// How many claims of this process the run did not bear out. With WORKBOOK_STRICT_CLAIMS=1 in
+/// the environment (the suite's smoke runs set it), run_reporting_errors turns any into exit 3.
+int claims_not_shown();
+
 /// Prints where the files went, one path a line.
 void print_written(const OutputFiles& files);
 

@@ -56,6 +56,18 @@ OutputFiles report_profile(const Profile& profile, bool device_time, const std::
   return files;
 }
 
+namespace {
+int not_shown = 0;
+}
+
+bool claim(bool holds, const std::string& sentence, const std::string& evidence) {
+  if (!holds) ++not_shown;
+  fmt::print("  {} {}\n      evidence from this run: {}\n", holds ? "shown:" : "NOT shown by this run:", sentence, evidence);
+  return holds;
+}
+
+int claims_not_shown() { return not_shown; }
+
 void print_written(const OutputFiles& files) {
   fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
              files.svg.string());
