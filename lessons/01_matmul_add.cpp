@@ -92,14 +92,18 @@ int run(const workbook::LessonOptions& opt) {
                action == Schedule::Action::none ? "wait: profiler off" : action == Schedule::Action::warmup ? "warm-up" : "recorded");
   }
   fmt::print("\n");
-  if (!step_self.empty()) {
-    const double self = median(step_self);
+  if (step_self.size() >= 2) {
+    double total_self = 0, total_steps = 0;
+    for (auto st : steps) total_steps += double(profile.total_ns(st)) / 1e3;
+    for (double v : step_self) total_self += v;
     narrate(fmt::format(
-        "ProfilerStep* has a large self time ({:.1f} us per step here, median): time inside the step that no op "
-        "covers. It holds the profiler's own bookkeeping (closing the previous step's region, opening this one, "
-        "recording each event) and the loop's code between ops (the wall-clock reads, the synchronize call, "
-        "destroying the result). It is real time, but not the workload's.",
-        self));
+        "ProfilerStep* self time is time inside a step that no op covers: {:.1f} us of the steps' {:.1f} us here "
+        "({:.0f}%), {:.1f} us of it in the first recorded step and a median of {:.1f} us in the later ones. It "
+        "holds the profiler's own bookkeeping (closing the previous step's region, opening this one, starting "
+        "up in the first recorded step) and the loop's code between ops (the wall-clock reads, the synchronize "
+        "call, destroying the result): real time, but not the workload's.",
+        total_self, total_steps, 100 * total_self / total_steps, step_self[0],
+        median(std::vector<double>(step_self.begin() + 1, step_self.end()))));
   }
   narrate("For comparison, at n=64 on an A100 (Part 1) the articles saw about 2.3 ms of self CPU time for 23 us of "
           "GPU work, but about 1.78 ms of those 2.3 ms was a sync call waiting for 26 us of GPU work: overhead-bound. "

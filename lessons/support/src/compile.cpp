@@ -80,7 +80,15 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
     last_reason_ = "first call";
     return 0;
   }
-  const Guards& last = entries_.back();
+  // The closest entry: the one whose first broken guard comes latest in checking order (a new
+  // batch breaks "size" on an entry whose dtype, device and rank all hold). Its failure is the
+  // reason for the new entry, and its dynamic dimensions carry over.
+  static const std::vector<std::string> order{"dtype", "device", "rank", "size", "strides", "weight identity"};
+  auto rank_of = [&](const Guards& g) {
+    return std::find(order.begin(), order.end(), g.first_failure(x, weights)) - order.begin();
+  };
+  const Guards& last = *std::max_element(entries_.begin(), entries_.end(),
+                                         [&](const Guards& a, const Guards& b) { return rank_of(a) < rank_of(b); });
   if (options_.stance == RecompileStance::fail_on_recompile) last.check(x, weights);
   if (int(entries_.size()) >= options_.cache_size_limit) {
     if (fallbacks_++ == 0)
