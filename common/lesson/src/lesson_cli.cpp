@@ -147,7 +147,13 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   o.steps = steps;
   o.warmup = warmup;
 
-  if (device_text == "auto") {
+  if (!d.cpu_only_reason.empty() && device_text == "cuda")
+    usage_error(d.program, "--device cuda: this lesson runs on the CPU only: " + d.cpu_only_reason);
+  if (!d.cpu_only_reason.empty() && device_text == "auto") {
+    if (torch::cuda::is_available())
+      fmt::print("{}: running on the CPU although a GPU is here: {}\n", d.program, d.cpu_only_reason);
+    o.device = c10::Device(c10::DeviceType::CPU);
+  } else if (device_text == "auto") {
     o.device = torch::cuda::is_available() ? c10::Device(c10::DeviceType::CUDA, 0) : c10::Device(c10::DeviceType::CPU);
   } else if (device_text == "cpu") {
     o.device = c10::Device(c10::DeviceType::CPU);

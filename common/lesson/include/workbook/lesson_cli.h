@@ -35,6 +35,9 @@ struct LessonDefaults {
   int steps = 3;                ///< default --steps (recorded steps)
   int warmup = 1;               ///< default --warmup
   std::string dtype;            ///< default --dtype; empty: float32 on CPU, bfloat16 on CUDA
+  /// Why the lesson runs on the CPU only (empty: it runs anywhere). Then --device auto means the
+  /// CPU, saying so in one line where a GPU is there, and --device cuda is an error.
+  std::string cpu_only_reason;
   std::vector<ExtraFlag> extra; ///< the lesson's own flags
 };
 

@@ -68,7 +68,7 @@ class Guards {
 /// How the cache of compiled entries behaves, named like Dynamo's settings.
 struct CacheOptions {
   int cache_size_limit = 8;  ///< torch._dynamo.config.cache_size_limit: then run eager, with a warning
-  RecompileStance stance = RecompileStance::recompile;
+  RecompileStance stance = RecompileStance::recompile;  ///< what a miss does once something is compiled
   bool automatic_dynamic_shapes = true;  ///< a size change recompiles once with that dimension dynamic
 };
 
@@ -77,6 +77,7 @@ struct CacheOptions {
 /// dimension marked dynamic), or under fail_on_recompile throws, or past the size limit runs eager.
 class SpecialisationCache {
  public:
+  /// An empty cache: the first call compiles.
   explicit SpecialisationCache(CacheOptions options = {});
   /// The entry to run for this call, or nothing: run eager (the limit is reached). A new entry's
   /// index is size() - 1 after the call. Throws GuardFailure under fail_on_recompile.
