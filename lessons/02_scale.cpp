@@ -195,9 +195,10 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   plot.x_label = "matrix size n";
   plot.y_label = "microseconds per step";
   plot.right_label = "busy fraction";
+  const bool on_gpu = opt.device.is_cuda();
   const std::string svg = line_plot_svg({{"step", ns, step, "#555555", false},
-                                         {"compute", ns, compute, "#4e79a7", false},
-                                         {"overhead", ns, overhead, "#f28e2b", false}},
+                                         {on_gpu ? "kernels" : "beyond the fixed cost", ns, compute, "#4e79a7", false},
+                                         {on_gpu ? "rest of the step" : "fixed cost", ns, overhead, "#f28e2b", false}},
                                         plot, {{"busy fraction (right axis)", ns, busy, "#e15759", true}});
   write_file_atomically(opt.out / "sweep.csv", csv);
   write_file_atomically(opt.out / "sweep.svg", svg);
