@@ -1,11 +1,15 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json]`: the statistics table of any chrome
-// trace (ours, Kineto's save(), Python's export_chrome_trace).
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT]`: the
+// statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
+// with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
+// queue, a verdict per step); --svg also writes the per-step utilisation figure.
 #include <fmt/format.h>
 
 #include <cstring>
 #include <string>
 
+#include "workbook/atomic_file.h"
 #include "workbook/chrome_trace.h"
+#include "workbook/gpu_analysis.h"
 #include "workbook/key_averages.h"
 
 namespace {
@@ -23,16 +27,20 @@ workbook::Profile subtrees(const workbook::Profile& profile, const std::string& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string file, sort_by = "cpu_time_total", under;
+  std::string file, sort_by = "cpu_time_total", under, svg;
   int limit = 30;
-  bool json = false;
+  bool json = false, gpu = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json") {
       json = true;
-    } else if ((arg == "--sort" || arg == "--limit" || arg == "--under") && i + 1 < argc) {
+    } else if (arg == "--gpu") {
+      gpu = true;
+    } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg") && i + 1 < argc) {
       std::string value = argv[++i];
-      if (arg == "--under") {
+      if (arg == "--svg") {
+        svg = value;
+      } else if (arg == "--under") {
         under = value;
       } else if (arg == "--sort") {
         sort_by = value;
@@ -47,17 +55,26 @@ int main(int argc, char** argv) {
     } else if (file.empty() && arg.rfind("--", 0) != 0) {
       file = arg;
     } else {
-      fmt::print(stderr, "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json])\n", arg);
+      fmt::print(stderr, "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT])\n", arg);
       return 2;
     }
   }
   if (file.empty()) {
-    fmt::print(stderr, "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json]\n");
+    fmt::print(stderr, "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT]\n");
     return 2;
   }
   try {
     workbook::Profile profile = workbook::load_chrome_trace(file);
     if (!under.empty()) profile = subtrees(profile, under);
+    if (gpu || !svg.empty()) {
+      const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
+      if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));
+      if (gpu) {
+        fmt::print("{}", json ? workbook::gpu_analysis_json(analysis)
+                              : workbook::format_gpu_analysis(analysis, std::size_t(limit > 0 ? limit : 1000000)));
+        return 0;
+      }
+    }
     const workbook::KeyAverages averages(profile);
     workbook::TableOptions options;
     options.sort_by = sort_by;

@@ -88,9 +88,8 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
       host_threads.insert(e.thread);
       if (e.category == Category::runtime && e.correlation != 0) launches[e.correlation] = id;
     }
-    const bool device_annotation = e.on_device() && e.category == Category::user_annotation;
     fmt::format_to(it, "{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":",
-                   device_annotation ? std::string_view("gpu_user_annotation") : category_name(e.category));
+                   e.on_device() ? device_work_name(e.work) : category_name(e.category));
     put_string(out, e.name);
     fmt::format_to(it, ",\"pid\":{},\"tid\":{},\"ts\":", lane_pid, e.thread);
     put_us(out, e.start_ns);

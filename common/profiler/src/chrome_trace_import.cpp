@@ -96,13 +96,18 @@ void classify(std::string_view cat, bool has_cat, const std::string& name, Event
     e.category = Category::cpu_op;
   } else if (cat == "user_annotation") {
     e.category = Category::user_annotation;
-  } else if (cat == "gpu_user_annotation") {
-    e.category = Category::user_annotation;
+  } else if (cat == "gpu_user_annotation" || cat == "cuda_profiler_range") {
+    e.category = cat == "gpu_user_annotation" ? Category::user_annotation : Category::kernel;
     e.device_type = DeviceType::cuda;
+    e.work = DeviceWork::annotation;
   } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" || cat == "gpu_memset" ||
-             cat == "Memset" || cat == "cuda_sync" || cat == "cuda_profiler_range") {
+             cat == "Memset" || cat == "cuda_sync") {
     e.category = Category::kernel;
     e.device_type = DeviceType::cuda;
+    e.work = cat == "gpu_memcpy" || cat == "Memcpy"   ? DeviceWork::memcpy
+             : cat == "gpu_memset" || cat == "Memset" ? DeviceWork::memset
+             : cat == "cuda_sync"                     ? DeviceWork::sync
+                                                      : DeviceWork::kernel;
   } else if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver" || cat == "runtime") {
     e.category = Category::runtime;
   } else {

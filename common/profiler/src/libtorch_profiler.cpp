@@ -145,6 +145,11 @@ struct Converter {
         if (const auto linked = fields.linked_activity_.lock()) e.external_id = correlation_of(*linked);
         if (runs_on_device(fields.activity_type_)) {
           e.device_type = DeviceType::cuda;
+          const auto type = fields.activity_type_;
+          e.work = type == libkineto::ActivityType::GPU_MEMCPY          ? DeviceWork::memcpy
+                   : type == libkineto::ActivityType::GPU_MEMSET        ? DeviceWork::memset
+                   : type == libkineto::ActivityType::GPU_USER_ANNOTATION ? DeviceWork::annotation
+                                                                        : DeviceWork::kernel;
           e.device_index = int(r.kineto_info_.device);
           e.thread = std::uint64_t(r.kineto_info_.resource);
         } else {

@@ -22,6 +22,17 @@ std::string_view category_name(Category category) {
 
 std::string_view device_type_name(DeviceType type) { return type == DeviceType::cpu ? "cpu" : "cuda"; }
 
+std::string_view device_work_name(DeviceWork work) {
+  switch (work) {
+    case DeviceWork::kernel: return "kernel";
+    case DeviceWork::memcpy: return "gpu_memcpy";
+    case DeviceWork::memset: return "gpu_memset";
+    case DeviceWork::sync: return "cuda_sync";
+    case DeviceWork::annotation: return "gpu_user_annotation";
+  }
+  return "kernel";
+}
+
 Profile::Profile(std::vector<Event> events) : events_(std::move(events)) {
   auto starts_first = [](const Event& a, const Event& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;

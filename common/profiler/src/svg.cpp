@@ -10,9 +10,7 @@
 #include "workbook/key_averages.h"
 
 namespace workbook {
-namespace {
-
-std::string escape(const std::string& text) {
+std::string svg_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
@@ -25,6 +23,10 @@ std::string escape(const std::string& text) {
   }
   return out;
 }
+
+namespace {
+
+std::string escape(const std::string& text) { return svg_escape(text); }
 
 const char* colour(Category c) {
   switch (c) {

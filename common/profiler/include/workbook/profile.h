@@ -30,6 +30,19 @@ enum class DeviceType { cpu, cuda };
 /// "cpu" or "cuda".
 std::string_view device_type_name(DeviceType type);
 
+/// What device activity did, in Kineto's categories: only kernels, copies and fills keep a GPU
+/// busy; a sync or an annotation only marks time.
+enum class DeviceWork {
+  kernel,      ///< "kernel"
+  memcpy,      ///< "gpu_memcpy"
+  memset,      ///< "gpu_memset"
+  sync,        ///< "cuda_sync"
+  annotation,  ///< "gpu_user_annotation", "cuda_profiler_range"
+};
+
+/// Kineto's category for device work ("kernel", "gpu_memcpy", ...).
+std::string_view device_work_name(DeviceWork work);
+
 /// Index of an event inside its Profile.
 using EventId = std::size_t;
 
@@ -42,6 +55,7 @@ struct Event {
   std::uint64_t thread = 0;              ///< host thread id, or the stream for device events
   DeviceType device_type = DeviceType::cpu;  ///< where it ran; for memory, whose memory
   int device_index = 0;                  ///< which GPU, for device events and device memory
+  DeviceWork work = DeviceWork::kernel;  ///< for device activity: what it did
   std::vector<std::vector<std::int64_t>> input_shapes;  ///< filled when shapes were recorded
   std::int64_t bytes = 0;                ///< memory events: allocated (> 0) or freed (< 0) bytes
   std::int64_t flops = 0;                ///< filled when FLOPs were estimated

@@ -10,6 +10,9 @@
 
 namespace workbook {
 
+/// Text made safe for SVG/XML: & < > " escaped.
+std::string svg_escape(const std::string& text);
+
 /// How a timeline is drawn.
 struct TimelineOptions {
   std::string title;         ///< shown above the lanes
