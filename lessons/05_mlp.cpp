@@ -9,6 +9,7 @@
 
 #include <map>
 
+#include "workbook/gpu_analysis.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
 #include "workbook/region.h"
@@ -101,30 +102,31 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
     if (is_gemm(e.name)) gemm_us += double(profile.self_ns(d)) / 1e3;
     if (is_elementwise(e.name)) elementwise_us += double(profile.self_ns(d)) / 1e3;
   }
-  // Kernels hang under the launch that queued them (correlation ids), so they count per forward.
-  std::map<std::string, int> kernels;
-  int kernel_count = 0;
-  for (auto d : profile.descendants(f))
-    if (profile[d].category == Category::kernel) ++kernels[profile[d].name], ++kernel_count;
+  // Kernels hang under the launch that queued them (correlation ids): the forward's subtree holds
+  // exactly its kernels, and the same analysis as `workbook trace --gpu` counts and times them.
+  std::vector<Event> forward_events{profile[f]};
+  for (auto d : profile.descendants(f)) forward_events.push_back(profile[d]);
+  const GpuAnalysis forward_gpu = analyze_gpu(Profile(std::move(forward_events)));
+  std::int64_t kernel_count = 0;
+  for (const KernelUse& k : forward_gpu.kernels) kernel_count += k.count;
   if (kernel_count > 0) {
     fmt::print("\nkernels per forward: {}\n", kernel_count);
-    for (const auto& [name, n] : kernels) fmt::print("  {} x{}\n", name.substr(0, 100), n);
+    for (const KernelUse& k : forward_gpu.kernels)
+      fmt::print("  {} x{}  {}\n", k.name.substr(0, 100), k.count, format_time_us(double(k.total_ns) / 1e3));
   }
   double total_us = double(profile.total_ns(f)) / 1e3;
   const char* clock = "host time";
   if (kernel_count > 0) {
     // On a GPU the ops' CPU time is launch cost: the work is the kernels' device time.
     const auto stats = profile.stats();
-    std::vector<EventId> forward_kernels;
     gemm_us = elementwise_us = 0;
     for (auto d : profile.descendants(f)) {
       const Event& e = profile[d];
-      if (e.category == Category::kernel) forward_kernels.push_back(d);
       if (e.category != Category::cpu_op) continue;
       if (is_gemm(e.name)) gemm_us += double(stats[d].self_device_ns) / 1e3;
       if (is_elementwise(e.name)) elementwise_us += double(stats[d].self_device_ns) / 1e3;
     }
-    total_us = double(interval_union_ns(profile, forward_kernels)) / 1e3;
+    for (const DeviceUse& d : forward_gpu.devices) total_us = double(d.busy_ns) / 1e3;
     clock = "GPU busy time (the kernels' device time)";
   }
   fmt::print("\nops in one forward:");
