@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes through the chrome-trace importer, the key-averages builder,
-// its table/JSON/CSV, and the exporter. Bad input must end in workbook::TraceError, nothing else;
+// its table/JSON/CSV, the GPU analysis, and the exporter. Bad input must end in workbook::TraceError, nothing else;
 // what the importer accepts must export and import again with the same number of events.
 #include <cstdint>
 #include <cstdio>
@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "workbook/chrome_trace.h"
+#include "workbook/gpu_analysis.h"
 #include "workbook/key_averages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -24,6 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)averages.to_csv();
   }
   if (!profile.empty()) (void)workbook::format_tree(profile, profile.roots().front(), 4);
+  const workbook::GpuAnalysis gpu = workbook::analyze_gpu(profile);
+  (void)workbook::format_gpu_analysis(gpu);
+  (void)workbook::gpu_analysis_json(gpu);
+  (void)workbook::gpu_utilisation_svg(gpu, "fuzz");
   const workbook::Profile again = workbook::parse_chrome_trace(workbook::to_chrome_trace(profile), "round trip");
   if (again.size() != profile.size()) {
     std::fprintf(stderr, "round trip changed the event count: %zu -> %zu\n", profile.size(), again.size());

@@ -14,21 +14,34 @@
 namespace workbook {
 namespace {
 
-double sort_value(const KeyAverage& r, const std::string& key) {
-  if (key == "cpu_time_total") return r.cpu_total_us;
-  if (key == "self_cpu_time_total") return r.self_cpu_us;
-  if (key == "cpu_time") return r.cpu_avg_us();
-  if (key == "cuda_time_total" || key == "device_time_total") return r.device_total_us;
-  if (key == "self_cuda_time_total" || key == "self_device_time_total") return r.self_device_us;
-  if (key == "cuda_time" || key == "device_time") return r.device_avg_us();
-  if (key == "cpu_memory_usage") return double(r.cpu_memory_bytes);
-  if (key == "self_cpu_memory_usage") return double(r.self_cpu_memory_bytes);
-  if (key == "cuda_memory_usage" || key == "device_memory_usage") return double(r.device_memory_bytes);
-  if (key == "self_cuda_memory_usage" || key == "self_device_memory_usage") return double(r.self_device_memory_bytes);
-  if (key == "count") return double(r.count);
-  if (key == "flops") return double(r.flops);
-  throw std::invalid_argument("unknown sort key '" + key +
-                              "' (try cpu_time_total, self_cpu_time_total, cuda_time_total, count)");
+// Python's sort_by keys, parsed once per sort into the column they read.
+using SortValue = double (*)(const KeyAverage&);
+
+SortValue sort_value_of(const std::string& key) {
+  static const std::map<std::string, SortValue> keys{
+      {"cpu_time_total", [](const KeyAverage& r) { return r.cpu_total_us; }},
+      {"self_cpu_time_total", [](const KeyAverage& r) { return r.self_cpu_us; }},
+      {"cpu_time", [](const KeyAverage& r) { return r.cpu_avg_us(); }},
+      {"cuda_time_total", [](const KeyAverage& r) { return r.device_total_us; }},
+      {"device_time_total", [](const KeyAverage& r) { return r.device_total_us; }},
+      {"self_cuda_time_total", [](const KeyAverage& r) { return r.self_device_us; }},
+      {"self_device_time_total", [](const KeyAverage& r) { return r.self_device_us; }},
+      {"cuda_time", [](const KeyAverage& r) { return r.device_avg_us(); }},
+      {"device_time", [](const KeyAverage& r) { return r.device_avg_us(); }},
+      {"cpu_memory_usage", [](const KeyAverage& r) { return double(r.cpu_memory_bytes); }},
+      {"self_cpu_memory_usage", [](const KeyAverage& r) { return double(r.self_cpu_memory_bytes); }},
+      {"cuda_memory_usage", [](const KeyAverage& r) { return double(r.device_memory_bytes); }},
+      {"device_memory_usage", [](const KeyAverage& r) { return double(r.device_memory_bytes); }},
+      {"self_cuda_memory_usage", [](const KeyAverage& r) { return double(r.self_device_memory_bytes); }},
+      {"self_device_memory_usage", [](const KeyAverage& r) { return double(r.self_device_memory_bytes); }},
+      {"count", [](const KeyAverage& r) { return double(r.count); }},
+      {"flops", [](const KeyAverage& r) { return double(r.flops); }},
+  };
+  auto it = keys.find(key);
+  if (it == keys.end())
+    throw std::invalid_argument("unknown sort key '" + key +
+                                "' (try cpu_time_total, self_cpu_time_total, cuda_time_total, count)");
+  return it->second;
 }
 
 std::string time_share(double part, double whole) {
@@ -134,10 +147,8 @@ const KeyAverage* KeyAverages::find(std::string_view name, DeviceType device_typ
 std::vector<KeyAverage> KeyAverages::sorted(const std::string& sort_by) const {
   std::vector<KeyAverage> rows = rows_;
   if (sort_by.empty()) return rows;
-  sort_value(KeyAverage{}, sort_by);  // rejects an unknown key even when there are no rows
-  std::stable_sort(rows.begin(), rows.end(), [&](const KeyAverage& a, const KeyAverage& b) {
-    return sort_value(a, sort_by) > sort_value(b, sort_by);
-  });
+  const SortValue value = sort_value_of(sort_by);  // rejects an unknown key even when there are no rows
+  std::stable_sort(rows.begin(), rows.end(), [&](const KeyAverage& a, const KeyAverage& b) { return value(a) > value(b); });
   return rows;
 }
 
