@@ -72,6 +72,8 @@ wb="$root/workbook"
 expect "unknown command 'frob'" "$wb" frob
 expect "no lesson 99" "$wb" run 99
 expect "not a lesson number" "$wb" hint x
+expect "optionally --all" "$wb" hint 3 --bogus
+expect "not a lesson number" "$wb" solution x
 expect "not a lesson number" "$wb" check -1
 expect "no lesson 0" "$wb" reset 0
 expect "unknown option '--bogus'" "$wb" test --bogus
