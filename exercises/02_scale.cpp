@@ -6,37 +6,25 @@
 
 namespace exercises {
 
-double mean_step_us(const workbook::Profile& profile) {
-  // TODO: the ProfilerStep#N regions are profile.find_prefix("ProfilerStep#"); average their
-  // total_ns, in microseconds; no regions is an error (std::invalid_argument).
-  (void)profile;
-  throw workbook::NotImplemented("exercise 02: mean_step_us (exercises/02_scale.cpp)");
-}
-
-StepBreakdown breakdown(const workbook::Profile& profile, double fixed_cost_us) {
-  // TODO: step_us from mean_step_us; ops_self_us from workbook::self_ns_of per step; compute
-  // from the kernels (workbook::interval_union_ns) when there are any, else step - fixed cost;
-  // then overhead and busy fraction.
-  (void)profile, (void)fixed_cost_us;
-  throw workbook::NotImplemented("exercise 02: breakdown (exercises/02_scale.cpp)");
-}
-
-Regime classify(const StepBreakdown& step) {
-  // TODO: compute-bound when at least half of the step is arithmetic.
-  (void)step;
-  throw workbook::NotImplemented("exercise 02: classify (exercises/02_scale.cpp)");
-}
-
-double step_flops(std::int64_t n) {
-  // TODO: 2 n^3 for the matmul plus n^2 for the bias.
+double StepModel::predict_us(std::int64_t n) const {
   (void)n;
-  throw workbook::NotImplemented("exercise 02: step_flops (exercises/02_scale.cpp)");
+  throw workbook::NotImplemented("exercise 02: StepModel::predict_us (exercises/02_scale.cpp)");
 }
 
-double achieved_gflops(std::int64_t n, const StepBreakdown& step) {
-  // TODO: step_flops(n) in step_us microseconds, as GFLOP/s.
-  (void)n, (void)step;
-  throw workbook::NotImplemented("exercise 02: achieved_gflops (exercises/02_scale.cpp)");
+double StepModel::busy_fraction(std::int64_t n) const {
+  (void)n;
+  throw workbook::NotImplemented("exercise 02: StepModel::busy_fraction (exercises/02_scale.cpp)");
+}
+
+StepModel fit_step_model(const std::vector<std::pair<std::int64_t, double>>& points) {
+  // TODO: set up the least-squares problem for (a, c, b) and solve it.
+  (void)points;
+  throw workbook::NotImplemented("exercise 02: fit_step_model (exercises/02_scale.cpp)");
+}
+
+std::int64_t predicted_crossover(const StepModel& model, std::int64_t lo, std::int64_t hi) {
+  (void)model, (void)lo, (void)hi;
+  throw workbook::NotImplemented("exercise 02: predicted_crossover (exercises/02_scale.cpp)");
 }
 
 }  // namespace exercises

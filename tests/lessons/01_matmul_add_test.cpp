@@ -2,81 +2,61 @@
 // against the reference solution (the suite).
 #include "workbook_doctest.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "01_matmul_add.h"
 #include "workbook/chrome_trace.h"
-#include "workbook/key_averages.h"
 
 namespace {
 
-using workbook::Profile;
-
-Profile run(const workbook::Schedule& schedule) {
-  torch::manual_seed(1);
-  return exercises::profile_matmul_add(torch::randn({32, 32}), torch::randn({32, 32}), torch::randn({32}), schedule);
+std::filesystem::path fresh_dir(const char* tag) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("wb-check01-{}-{}", tag, ::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
-// The article's schedule: wait 1, warm-up 1, three recorded steps. Recorded once, checked often.
-const Profile& article_profile() {
-  static const Profile profile = run(workbook::Schedule(1, 1, 3));
-  return profile;
+std::vector<exercises::CycleGaps> run(const workbook::Schedule& schedule, const std::filesystem::path& dir) {
+  torch::manual_seed(1);
+  return exercises::profile_cycles(torch::randn({32, 32}), torch::randn({32, 32}), torch::randn({32}), schedule, dir);
+}
+
+// Matches a trace's gaps against what was returned, and its structure against the schedule.
+void check_cycle(const exercises::CycleGaps& c, int active) {
+  REQUIRE(std::filesystem::exists(c.trace));
+  const workbook::Profile p = workbook::load_chrome_trace(c.trace);
+  CHECK(c.recorded_steps == active);
+  CHECK(p.find_prefix("ProfilerStep#").size() == std::size_t(active));
+  const auto regions = p.find("matmul_add");
+  REQUIRE(regions.size() == std::size_t(active));
+  for (auto r : regions) CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
+  const auto first_matmul = p.under(regions.front(), "aten::matmul").at(0);
+  CHECK(c.first_gap_us == doctest::Approx(double(p[first_matmul].start_ns - p[regions.front()].start_ns) / 1e3).epsilon(0.001));
+  CHECK(c.first_gap_us > 0);
+  CHECK(c.median_other_gap_us > 0);
 }
 
 }  // namespace
 
-TEST_CASE("three recorded matmul_add regions, each with matmul -> mm and add beneath") {
-  const Profile& p = article_profile();
-  const auto regions = p.find("matmul_add");
-  REQUIRE(regions.size() == 3);
-  for (auto r : regions) {
-    CHECK(p[r].category == workbook::Category::user_annotation);
-    CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
-    CHECK(p.count_under(r, "aten::matmul") == 1);
-    CHECK(p.count_under(r, "aten::add") == 1);
-  }
+TEST_CASE("two cycles, two traces, each with its own recorded steps and gaps") {
+  const auto dir = fresh_dir("two");
+  const auto cycles = run(workbook::Schedule(1, 1, 3, 2), dir);
+  REQUIRE(cycles.size() == 2);
+  CHECK(cycles[0].trace.filename() == "cycle_0.json");
+  CHECK(cycles[1].trace.filename() == "cycle_1.json");
+  for (const auto& c : cycles) check_cycle(c, 3);
+  // The second cycle's steps are later steps of the run: ProfilerStep#7..9, not #2..4 again.
+  const workbook::Profile second = workbook::load_chrome_trace(cycles[1].trace);
+  CHECK(second.count("ProfilerStep#7") == 1);
+  CHECK(second.count("ProfilerStep#2") == 0);
+  std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("each recorded step is a ProfilerStep#N region holding one matmul_add") {
-  const Profile& p = article_profile();
-  const auto steps = p.find_prefix("ProfilerStep#");
-  REQUIRE(steps.size() == 3);
-  CHECK(p[steps[0]].name == "ProfilerStep#2");
-  CHECK(p[steps[2]].name == "ProfilerStep#4");
-  for (auto s : steps) CHECK(p.count_under(s, "matmul_add") == 1);
-  for (auto r : p.find("matmul_add")) {
-    REQUIRE(p.parent(r));
-    CHECK(p[*p.parent(r)].name.rfind("ProfilerStep#", 0) == 0);
-  }
-}
-
-TEST_CASE("the schedule decides what is recorded, not a fixed count") {
-  const Profile p = run(workbook::Schedule(0, 2, 2));
-  CHECK(p.count("matmul_add") == 2);
-  CHECK(p.count("aten::mm") == 2);
-  CHECK(p.find_prefix("ProfilerStep#").size() == 2);
-}
-
-TEST_CASE("the table has a row per op with one call per recorded step") {
-  const workbook::KeyAverages averages(article_profile());
-  for (const char* name : {"matmul_add", "aten::matmul", "aten::mm", "aten::add"}) {
-    const workbook::KeyAverage* row = averages.find(name);
-    REQUIRE_MESSAGE(row != nullptr, "no row for " << name);
-    CHECK(row->count == 3);
-    CHECK(row->cpu_total_us >= row->self_cpu_us);
-  }
-  const std::string table = averages.table("cpu_time_total", 15);
-  CHECK(table.find("aten::mm") != std::string::npos);
-  CHECK(table.find("Self CPU time total:") != std::string::npos);
-}
-
-TEST_CASE("the chrome trace, written and loaded back, gives the same counts") {
-  const Profile& p = article_profile();
-  const auto path = std::filesystem::temp_directory_path() / ("wb-check01-" + std::to_string(::getpid()) + ".json");
-  workbook::write_chrome_trace(p, path);
-  const Profile back = workbook::load_chrome_trace(path);
-  std::filesystem::remove(path);
-  for (const char* name : {"matmul_add", "aten::matmul", "aten::mm", "aten::add", "ProfilerStep#3"})
-    CHECK_MESSAGE(back.count(name) == p.count(name), name);
-  for (auto r : back.find("matmul_add")) CHECK(back.has_chain(r, {"aten::matmul", "aten::mm"}));
+TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps") {
+  const auto dir = fresh_dir("three");
+  const auto cycles = run(workbook::Schedule(0, 1, 2, 3), dir);
+  REQUIRE(cycles.size() == 3);
+  for (const auto& c : cycles) check_cycle(c, 2);
+  std::filesystem::remove_all(dir);
 }

@@ -1,4 +1,5 @@
-// Checks of exercise 02: on synthetic profiles with known answers, then on real runs.
+// Checks of exercise 02: the fit on exact synthetic data, then a prediction made from small
+// sizes on this machine and checked against measurements at the predicted size.
 #include "workbook_doctest.h"
 
 #include <ATen/Parallel.h>
@@ -7,104 +8,73 @@
 
 #include "02_scale.h"
 #include "record_forwards.h"
-#include "synthetic_events.h"
+#include "workbook/timing.h"
 
-using exercises::Regime;
-using testing::make_event;
-using workbook::Category;
 
 namespace {
 
-// Two recorded steps of 100 us; in each, mm has 30 us of self time and add 10 us.
-workbook::Profile synthetic_cpu() {
-  std::vector<workbook::Event> events;
-  for (std::int64_t base : {0, 200000}) {
-    events.push_back(make_event("ProfilerStep#2", base, base + 100000, Category::user_annotation));
-    events.push_back(make_event("aten::matmul", base + 10000, base + 50000));
-    events.push_back(make_event("aten::mm", base + 15000, base + 45000));
-    events.push_back(make_event("aten::add", base + 60000, base + 70000));
-  }
-  return workbook::Profile(events);
-}
-
-workbook::Profile profile_at(std::int64_t n, int active = 10) {
+// Mean step time of `active` recorded steps of matmul + bias at size n.
+double step_us_at(std::int64_t n, int active = 10) {
   torch::manual_seed(2);
   const auto x = torch::randn({n, n}), w = torch::randn({n, n}), b = torch::randn({n});
-  return testing::record_forwards("matmul_add", [&] { torch::add(torch::matmul(x, w), b); }, {}, active);
+  const auto p = testing::record_forwards("matmul_add", [&] { torch::add(torch::matmul(x, w), b); }, {}, active);
+  std::vector<double> steps;
+  for (auto s : p.find_prefix("ProfilerStep#")) steps.push_back(double(p.total_ns(s)) / 1e3);
+  return workbook::median(steps);
 }
 
 }  // namespace
 
-TEST_CASE("breakdown of a synthetic CPU profile: compute is the step beyond the fixed cost") {
-  const auto b = exercises::breakdown(synthetic_cpu(), 70.0);
-  CHECK(exercises::mean_step_us(synthetic_cpu()) == doctest::Approx(100));
-  CHECK(b.step_us == doctest::Approx(100));
-  CHECK(b.ops_self_us == doctest::Approx(40));
-  CHECK(b.compute_us == doctest::Approx(30));
-  CHECK(b.overhead_us == doctest::Approx(70));
-  CHECK(b.busy_fraction == doctest::Approx(0.3));
-  CHECK(exercises::classify(b) == Regime::overhead_bound);
-  // A fixed cost above the step leaves no compute, never a negative one.
-  CHECK(exercises::breakdown(synthetic_cpu(), 150.0).compute_us == doctest::Approx(0));
-  CHECK(exercises::step_flops(100) == doctest::Approx(2.01e6));
+TEST_CASE("the fit recovers an exact model and predicts its crossover") {
+  exercises::StepModel truth;
+  truth.fixed_us = 12;
+  truth.per_n2_us = 2e-3;
+  truth.per_n3_us = 4e-5;
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (std::int64_t n : {8, 16, 24, 32, 48}) points.emplace_back(n, truth.predict_us(n));
+  const auto fit = exercises::fit_step_model(points);
+  CHECK(fit.fixed_us == doctest::Approx(12).epsilon(1e-6));
+  CHECK(fit.per_n2_us == doctest::Approx(2e-3).epsilon(1e-6));
+  CHECK(fit.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
+  CHECK(truth.busy_fraction(16) == doctest::Approx((2e-3 * 256 + 4e-5 * 4096) / truth.predict_us(16)));
+  // 2e-3 n^2 + 4e-5 n^3 = 12 between n = 32 (3.4 us) and n = 64 (18.7 us): the crossover is 64.
+  CHECK(exercises::predicted_crossover(truth, 8, 4096) == 64);
+  CHECK(exercises::predicted_crossover(truth, 8, 32) == 0);
+  CHECK(exercises::predicted_crossover(truth, 100, 4096) == 128);
 }
 
-TEST_CASE("with kernels, compute is their union, overlaps counted once") {
-  std::vector<workbook::Event> events{make_event("ProfilerStep#2", 0, 100000, Category::user_annotation),
-                                      make_event("aten::mm", 1000, 90000)};
-  for (auto [start, end] : {std::pair<std::int64_t, std::int64_t>{10000, 50000}, {40000, 70000}, {80000, 85000}}) {
-    auto k = make_event("kernel", start, end, Category::kernel, 7);
-    k.device_type = workbook::DeviceType::cuda;
-    events.push_back(k);
-  }
-  const auto b = exercises::breakdown(workbook::Profile(events), 99.0);
-  CHECK(b.compute_us == doctest::Approx(65));
-  CHECK(b.busy_fraction == doctest::Approx(0.65));
-  CHECK(exercises::classify(b) == Regime::compute_bound);
+TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes are an error") {
+  exercises::StepModel truth;
+  truth.fixed_us = 8;
+  truth.per_n3_us = 1e-5;
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (std::int64_t n : {16, 32, 64, 128})
+    for (double wobble : {0.97, 1.03}) points.emplace_back(n, truth.predict_us(n) * wobble);
+  const auto fit = exercises::fit_step_model(points);
+  CHECK(fit.predict_us(128) == doctest::Approx(truth.predict_us(128)).epsilon(0.03));
+  CHECK_THROWS_AS(exercises::fit_step_model({{16, 1.0}, {16, 1.1}, {32, 2.0}}), std::invalid_argument);
 }
 
-TEST_CASE("classification threshold and GFLOP/s arithmetic") {
-  exercises::StepBreakdown half;
-  half.step_us = 10;
-  half.compute_us = 5;
-  half.busy_fraction = 0.5;
-  CHECK(exercises::classify(half) == Regime::compute_bound);
-  half.busy_fraction = 0.49;
-  CHECK(exercises::classify(half) == Regime::overhead_bound);
-  exercises::StepBreakdown one_ms;
-  one_ms.step_us = 1000;
-  CHECK(exercises::achieved_gflops(100, one_ms) == doctest::Approx((2e6 + 1e4) / 1e6));
-}
-
-TEST_CASE("a profile without steps is an error, not a division by zero") {
-  const workbook::Profile no_steps({make_event("aten::mm", 0, 10)});
-  CHECK_THROWS_AS(exercises::mean_step_us(no_steps), std::invalid_argument);
-  CHECK_THROWS_AS(exercises::breakdown(no_steps, 1.0), std::invalid_argument);
-}
-
-TEST_CASE("on this machine: small is overhead-bound, large is compute-bound") {
+TEST_CASE("on this machine: a prediction holds at sizes that were not measured") {
   at::set_num_threads(1);  // one intra-op thread: OpenMP workers then cannot contend with OpenBLAS's
-  profile_at(16);          // the first profile of a process pays one-time costs
-  const double fixed_cost = exercises::mean_step_us(profile_at(16));
-  CAPTURE(fixed_cost);
-  // Ten steps a run, and the quieter of two runs: a busy neighbour must not make 16 look busy.
-  auto small = exercises::breakdown(profile_at(16), fixed_cost);
-  const auto again = exercises::breakdown(profile_at(16), fixed_cost);
-  if (again.step_us < small.step_us) small = again;
-  const auto large = exercises::breakdown(profile_at(512, 3), fixed_cost);
-  CAPTURE(small.busy_fraction);
-  CAPTURE(large.busy_fraction);
-  CHECK(large.busy_fraction > small.busy_fraction + 0.3);
-  CHECK(exercises::classify(small) == Regime::overhead_bound);
-  CHECK(exercises::classify(large) == Regime::compute_bound);
-  for (const auto& b : {small, large}) {
-    CHECK(b.step_us > 0);
-    CHECK(b.ops_self_us > 0);
-    CHECK(b.ops_self_us < b.step_us);
-    CHECK(b.overhead_us == doctest::Approx(b.step_us - b.compute_us));
-  }
-  const double gflops = exercises::achieved_gflops(512, large);
-  CHECK(gflops > 0);
-  CHECK(gflops < 100000);  // no 2-core CPU does 100 TFLOP/s
-  CHECK(gflops > exercises::achieved_gflops(16, small));
+  step_us_at(16);          // the first profile of a process pays one-time costs
+  std::vector<std::pair<std::int64_t, double>> points;
+  // Fitted on both ends of the range only: the crossover lies in between, unmeasured.
+  for (std::int64_t n : {8, 16, 24}) points.emplace_back(n, step_us_at(n));
+  for (std::int64_t n : {256, 384}) points.emplace_back(n, step_us_at(n, 3));
+  const auto model = exercises::fit_step_model(points);
+  const std::int64_t crossover = exercises::predicted_crossover(model, 16, 2048);
+  CAPTURE(model.fixed_us);
+  CAPTURE(model.per_n3_us);
+  CAPTURE(crossover);
+  REQUIRE(crossover >= 16);
+  // Measured where the model was never fitted: the work beyond the fixed cost is a large share
+  // at twice the predicted crossover and a small one at a quarter of it (generous bounds: a
+  // shared 2-core machine is noisy).
+  const double fixed = model.fixed_us > 0 ? model.fixed_us : points.front().second;
+  const double above = step_us_at(crossover * 2, 3), below = step_us_at(std::max<std::int64_t>(8, crossover / 4));
+  CAPTURE(above);
+  CAPTURE(below);
+  CHECK((above - fixed) / above > 0.5);
+  CHECK((below - fixed) / below < 0.6);
 }
