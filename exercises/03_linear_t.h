@@ -1,37 +1,38 @@
 #pragma once
 /// \file
-/// \brief Exercise 03: aten::t is a metadata operation — prove it from the tensor and the profile.
+/// \brief Exercise 03: view or copy? Decide it for any tensor operation, from the tensors and
+/// from the profile.
 
 #include <torch/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
-
-#include "workbook/profile.h"
 
 namespace exercises {
 
 //! [contract]
-/// The view facts of a tensor: how its elements are laid out over its storage.
-struct ViewFacts {
-  std::vector<std::int64_t> sizes;
-  std::vector<std::int64_t> strides;  ///< in elements
-  std::int64_t storage_offset = 0;    ///< in elements
-  const void* data = nullptr;         ///< address of the first element
-  bool contiguous = false;
+/// What running one operation showed.
+struct ViewOrCopy {
+  bool is_view = false;                   ///< the verdict
+  bool shares_storage = false;            ///< the output lives in the input's storage
+  bool same_data_ptr = false;             ///< and starts at the same address
+  std::vector<std::int64_t> out_strides;  ///< the output's strides, in elements
+  std::int64_t copying_ops = 0;           ///< aten::copy_, aten::clone or aten::_to_copy beneath the call
+  std::int64_t bytes_allocated = 0;       ///< bytes allocated beneath the call (profile_memory)
 };
 
-/// Reads the view facts of `tensor` (sizes(), strides(), storage_offset(), data_ptr(),
-/// is_contiguous()).
-ViewFacts view_facts(const torch::Tensor& tensor);
-
-/// True when `a` and `b` are views over the same storage: nothing was copied between them.
-bool same_storage(const torch::Tensor& a, const torch::Tensor& b);
-
-/// True when the op `op` of `profile` moved no data: no event beneath it is a copying op
-/// (aten::copy_, aten::clone, aten::contiguous, aten::_to_copy) and no allocation beneath it is
-/// of `tensor_bytes` or more (memory events, recorded with profile_memory).
-bool is_metadata_only(const workbook::Profile& profile, workbook::EventId op, std::int64_t tensor_bytes);
+/// Runs `op(input)` once inside a workbook::Region named "op" in a profiling session that records
+/// memory, and decides whether the result is a view of the input or a copy. Lesson 03 showed it
+/// for aten::t; here it must hold for any op: t, permute, narrow, expand, reshape (on a
+/// contiguous and on a transposed input), contiguous, clone. Careful: a view need not start at
+/// the input's first element, and an op named "contiguous" need not copy anything.
+///
+/// The verdict must agree with both kinds of evidence: a view shares storage and nothing
+/// beneath it copies or allocates; a copy does not share storage, and the profile shows the
+/// copying op and the allocation.
+ViewOrCopy view_or_copy(const std::function<torch::Tensor(const torch::Tensor&)>& op, const torch::Tensor& input);
 //! [contract]
 
 }  // namespace exercises
