@@ -1,27 +1,21 @@
 #pragma once
 /// \file
-/// \brief Exercise 04: the bias lives in the GEMM — write the fused forward, count what the
-/// unfused one costs.
+/// \brief Exercise 04: keep the bias in the GEMM when the input has a batch and a sequence.
 
 #include <torch/types.h>
-
-#include <cstdint>
 
 namespace exercises {
 
 //! [contract]
-/// y = x w^T + b as one op, the way nn::Linear does it: aten::addmm. On a GPU (cuBLASLt) the bias
-/// is added in the GEMM's epilogue; on the CPU addmm copies the broadcast bias into the output and
-/// lets the BLAS accumulate onto it (beta = 1) — still one op and no separate add. The profile of
-/// one call must show exactly one aten::addmm and no aten::add.
-/// x: [M, K], w: [N, K] (nn::Linear's layout), b: [N]; returns [M, N].
-torch::Tensor fused_linear(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
-
-/// Bytes the unfused path's separate add moves through memory for an [M, N] output: it reads
-/// the GEMM's output (M·N), writes the result (M·N) and reads the bias (N), each element
-/// `element_size` bytes. (What a GPU epilogue saves; the CPU's addmm moves as many bytes in its
-/// bias copy and beta = 1 accumulation, and saves an allocation and a separate loop instead.)
-std::int64_t extra_add_traffic_bytes(std::int64_t m, std::int64_t n, std::int64_t element_size);
+/// y = x Wᵀ + b for a 3-D input x: [B, S, D], W: [N, D] (nn::Linear's layout), b: [N]; returns
+/// [B, S, N], equal to torch::nn::functional::linear(x, W, b).
+///
+/// Lesson 04 fused the bias into a 2-D GEMM. C++'s nn::Linear on a 3-D input does not: it runs
+/// aten::matmul and then adds the bias in a separate aten::add_ over the whole output. Write it so
+/// the profile of one call shows exactly one aten::addmm, no aten::add or aten::add_, no copy of
+/// x, and exactly one allocation the size of the output: the 3-D result must be a view of the
+/// GEMM's 2-D output. x is contiguous.
+torch::Tensor linear_3d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 //! [contract]
 
 }  // namespace exercises
