@@ -1,37 +1,34 @@
 #pragma once
 /// \file
-/// \brief Exercise 05: the articles' MLP blocks as torch::nn modules, with a region per stage.
-
-#include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
-#include <torch/types.h>
+/// \brief Exercise 05: where one MLP forward's time goes, stage by stage.
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "workbook/profile.h"
 
 namespace exercises {
 
 //! [contract]
-/// The articles' GeGLU block: down(gelu_tanh(gate(x)) * up(x)), three Linear layers without
-/// bias. gate and up map dim -> hidden, down maps hidden -> dim; all three are registered
-/// submodules named "gate", "up" and "down".
-struct GeGLUImpl : torch::nn::Module {
-  GeGLUImpl(std::int64_t dim, std::int64_t hidden);
-  /// x: [..., dim] -> [..., dim]. Each stage runs in a workbook::Region: "gate_proj", "up_proj",
-  /// "act_mul" (the tanh-approximated GELU of gate times up) and "down_proj".
-  torch::Tensor forward(const torch::Tensor& x);
-  torch::nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
+/// One stage of the GeGLU forward, averaged over the recorded forwards.
+struct StageTime {
+  std::string stage;          ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
+  double total_us = 0;        ///< mean total time of the stage's region per forward
+  double self_us = 0;         ///< mean self time of the region itself (time no op beneath it covers)
+  double gemm_us = 0;         ///< mean total time of the GEMMs beneath it (aten::mm, aten::addmm)
+  double gemm_share = 0;      ///< gemm_us / total_us
+  std::int64_t flops = 0;     ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
+  double gemm_gflops = 0;     ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul)
 };
-TORCH_MODULE(GeGLU);
 
-/// The plain block: Linear -> ReLU -> Linear -> ReLU -> Linear, all with bias: dim -> hidden ->
-/// hidden -> dim. Registered submodules "fc1", "fc2", "fc3".
-struct PlainMLPImpl : torch::nn::Module {
-  PlainMLPImpl(std::int64_t dim, std::int64_t hidden);
-  /// x: [batch, dim] -> [batch, dim].
-  torch::Tensor forward(const torch::Tensor& x);
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
-};
-TORCH_MODULE(PlainMLP);
+/// Lesson 05 gave one split for the whole forward; here it is per stage. `profile` holds
+/// recorded GeGLU forwards, each an "mlp_forward" region around the stage regions above, with
+/// `tokens` rows (batch x sequence), model width `dim` and hidden width `hidden`. The FLOPs are
+/// yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H), not the profiler's estimate.
+/// Throws std::invalid_argument when the profile has no "mlp_forward" region.
+std::vector<StageTime> stage_breakdown(const workbook::Profile& profile, std::int64_t tokens, std::int64_t dim,
+                                       std::int64_t hidden);
 //! [contract]
 
 }  // namespace exercises

@@ -1,42 +1,33 @@
 // Reference solution of exercise 05.
 #include "05_mlp.h"
 
-#include "workbook/region.h"
+#include <stdexcept>
 
 namespace exercises {
 
-namespace nn = torch::nn;
-
-GeGLUImpl::GeGLUImpl(std::int64_t dim, std::int64_t hidden)
-    : gate(register_module("gate", nn::Linear(nn::LinearOptions(dim, hidden).bias(false)))),
-      up(register_module("up", nn::Linear(nn::LinearOptions(dim, hidden).bias(false)))),
-      down(register_module("down", nn::Linear(nn::LinearOptions(hidden, dim).bias(false)))) {}
-
-torch::Tensor GeGLUImpl::forward(const torch::Tensor& x) {
-  torch::Tensor g, u, h;
-  {
-    workbook::Region region("gate_proj");
-    g = gate->forward(x);
+std::vector<StageTime> stage_breakdown(const workbook::Profile& profile, std::int64_t tokens, std::int64_t dim,
+                                       std::int64_t hidden) {
+  const auto forwards = profile.find("mlp_forward");
+  if (forwards.empty()) throw std::invalid_argument("stage_breakdown: the profile has no mlp_forward region");
+  const std::int64_t projection = 2 * tokens * dim * hidden;  // [T, D] x [D, H], or [T, H] x [H, D]
+  std::vector<StageTime> stages{{"gate_proj"}, {"up_proj"}, {"act_mul"}, {"down_proj"}};
+  for (auto& s : stages) {
+    for (auto forward : forwards)
+      for (auto region : profile.under(forward, s.stage)) {
+        s.total_us += double(profile.total_ns(region)) / 1e3;
+        s.self_us += double(profile.self_ns(region)) / 1e3;
+        for (const char* gemm : {"aten::mm", "aten::addmm"})
+          for (auto g : profile.under(region, gemm)) s.gemm_us += double(profile.total_ns(g)) / 1e3;
+      }
+    const double n = double(forwards.size());
+    s.total_us /= n;
+    s.self_us /= n;
+    s.gemm_us /= n;
+    s.gemm_share = s.total_us > 0 ? s.gemm_us / s.total_us : 0.0;
+    s.flops = s.stage == "act_mul" ? 0 : projection;
+    s.gemm_gflops = s.gemm_us > 0 ? double(s.flops) / (s.gemm_us * 1e3) : 0.0;
   }
-  {
-    workbook::Region region("up_proj");
-    u = up->forward(x);
-  }
-  {
-    workbook::Region region("act_mul");
-    h = torch::gelu(g, "tanh") * u;
-  }
-  workbook::Region region("down_proj");
-  return down->forward(h);
-}
-
-PlainMLPImpl::PlainMLPImpl(std::int64_t dim, std::int64_t hidden)
-    : fc1(register_module("fc1", nn::Linear(dim, hidden))),
-      fc2(register_module("fc2", nn::Linear(hidden, hidden))),
-      fc3(register_module("fc3", nn::Linear(hidden, dim))) {}
-
-torch::Tensor PlainMLPImpl::forward(const torch::Tensor& x) {
-  return fc3->forward(torch::relu(fc2->forward(torch::relu(fc1->forward(x)))));
+  return stages;
 }
 
 }  // namespace exercises

@@ -1,88 +1,116 @@
-// Checks of exercise 05: the modules' shapes and parameters, and what one forward runs.
+// Checks of exercise 05: the per-stage breakdown of real GeGLU forwards.
 #include "workbook_doctest.h"
 
-#include <functional>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+
+#include <stdexcept>
 
 #include "05_mlp.h"
 #include "record_forwards.h"
+#include "synthetic_events.h"
 
 namespace {
 
-constexpr std::int64_t dim = 32, hidden = 64;
+namespace nn = torch::nn;
+constexpr std::int64_t T = 256, D = 128, H = 512;
 
-// Three recorded forwards, each inside an "mlp_forward" region.
-workbook::Profile record(const std::function<torch::Tensor()>& forward) {
-  workbook::SessionOptions options;
-  options.with_flops = true;
-  return testing::record_forwards("mlp_forward", [&] { forward(); }, options);
-}
+// The articles' GeGLU block with a region per stage (the test's own, not the learner's).
+struct GegluImpl : nn::Module {
+  GegluImpl() {
+    gate = register_module("gate", nn::Linear(nn::LinearOptions(D, H).bias(false)));
+    up = register_module("up", nn::Linear(nn::LinearOptions(D, H).bias(false)));
+    down = register_module("down", nn::Linear(nn::LinearOptions(H, D).bias(false)));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    torch::Tensor g, u, h;
+    {
+      workbook::Region r("gate_proj");
+      g = gate->forward(x);
+    }
+    {
+      workbook::Region r("up_proj");
+      u = up->forward(x);
+    }
+    {
+      workbook::Region r("act_mul");
+      h = torch::gelu(g, "tanh") * u;
+    }
+    workbook::Region r("down_proj");
+    return down->forward(h);
+  }
+  nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
+};
+TORCH_MODULE(Geglu);
 
-std::size_t gemms_under(const workbook::Profile& p, workbook::EventId id) {
-  return p.count_under(id, "aten::mm") + p.count_under(id, "aten::addmm") + p.count_under(id, "aten::bmm");
+const workbook::Profile& recorded() {
+  static const workbook::Profile p = [] {
+    torch::manual_seed(5);
+    Geglu mlp;
+    const auto x = torch::randn({T, D});
+    torch::NoGradGuard no_grad;
+    return testing::record_forwards("mlp_forward", [&] { mlp->forward(x); });
+  }();
+  return p;
 }
 
 }  // namespace
 
-TEST_CASE("GeGLU: shapes, registered submodules, 3 dim x hidden weights and no bias") {
-  exercises::GeGLU mlp(dim, hidden);
-  const auto y = mlp->forward(torch::randn({2, 5, dim}));
-  CHECK(y.sizes() == torch::IntArrayRef{2, 5, dim});
-  std::int64_t count = 0;
-  for (const auto& p : mlp->parameters()) count += p.numel();
-  CHECK(count == 3 * dim * hidden);
-  const auto children = mlp->named_children();
-  CHECK(children.size() == 3);
-  CHECK(children.contains("gate"));
-  CHECK(children.contains("up"));
-  CHECK(children.contains("down"));
-  CHECK(mlp->gate->weight.sizes() == torch::IntArrayRef{hidden, dim});
-  CHECK(mlp->down->weight.sizes() == torch::IntArrayRef{dim, hidden});
-}
-
-TEST_CASE("GeGLU computes down(gelu_tanh(gate(x)) * up(x))") {
-  exercises::GeGLU mlp(dim, hidden);
-  const auto x = torch::randn({4, dim});
-  const auto expected = torch::mm(torch::gelu(torch::mm(x, mlp->gate->weight.t()), "tanh") *
-                                      torch::mm(x, mlp->up->weight.t()),
-                                  mlp->down->weight.t());
-  CHECK(torch::allclose(mlp->forward(x), expected, 1e-4, 1e-5));
-}
-
-TEST_CASE("one GeGLU forward: 3 GEMMs, 1 gelu, 1 mul, in regions nested as declared") {
-  exercises::GeGLU mlp(dim, hidden);
-  const auto x = torch::randn({2, 8, dim});
-  const workbook::Profile p = record([&] { return mlp->forward(x); });
-  const auto forwards = p.find("mlp_forward");
-  REQUIRE(forwards.size() == 3);
-  for (auto f : forwards) {
-    CHECK(gemms_under(p, f) == 3);
-    CHECK(p.count_under(f, "aten::gelu") == 1);
-    CHECK(p.count_under(f, "aten::mul") == 1);
-    for (const char* stage : {"gate_proj", "up_proj", "act_mul", "down_proj"}) {
-      CAPTURE(stage);
-      const auto under = p.under(f, stage);
-      REQUIRE(under.size() == 1);
-      CHECK(p[*p.parent(under[0])].name == "mlp_forward");
-    }
-    CHECK(gemms_under(p, p.under(f, "gate_proj").at(0)) == 1);
-    CHECK(p.count_under(p.under(f, "act_mul").at(0), "aten::gelu") == 1);
+TEST_CASE("four stages in order, with times that add up") {
+  const auto& p = recorded();
+  const auto stages = exercises::stage_breakdown(p, T, D, H);
+  REQUIRE(stages.size() == 4);
+  CHECK(stages[0].stage == "gate_proj");
+  CHECK(stages[1].stage == "up_proj");
+  CHECK(stages[2].stage == "act_mul");
+  CHECK(stages[3].stage == "down_proj");
+  double forward_us = 0, stages_us = 0;
+  for (auto f : p.find("mlp_forward")) forward_us += double(p.total_ns(f)) / 1e3;
+  forward_us /= double(p.find("mlp_forward").size());
+  for (const auto& s : stages) {
+    CAPTURE(s.stage);
+    CHECK(s.total_us > 0);
+    CHECK(s.self_us >= 0);
+    CHECK(s.self_us < s.total_us);
+    CHECK(s.gemm_us <= s.total_us);
+    CHECK(s.gemm_share == doctest::Approx(s.gemm_us / s.total_us));
+    stages_us += s.total_us;
   }
-  // The stages run in order.
-  const auto f = forwards.front();
-  CHECK(p[p.under(f, "gate_proj").at(0)].start_ns < p[p.under(f, "up_proj").at(0)].start_ns);
-  CHECK(p[p.under(f, "act_mul").at(0)].start_ns < p[p.under(f, "down_proj").at(0)].start_ns);
+  CHECK(stages_us <= forward_us * 1.0001);
 }
 
-TEST_CASE("plain MLP: biased Linears, 3 addmm and 2 relu per forward") {
-  exercises::PlainMLP mlp(dim, hidden);
-  std::int64_t count = 0;
-  for (const auto& p : mlp->parameters()) count += p.numel();
-  CHECK(count == dim * hidden + hidden + hidden * hidden + hidden + hidden * dim + dim);
-  const auto x = torch::randn({16, dim});
-  CHECK(mlp->forward(x).sizes() == torch::IntArrayRef{16, dim});
-  const workbook::Profile p = record([&] { return mlp->forward(x); });
-  for (auto f : p.find("mlp_forward")) {
-    CHECK(p.count_under(f, "aten::addmm") == 3);
-    CHECK(p.count_under(f, "aten::relu") == 2);
+TEST_CASE("hand-counted FLOPs and the rate they imply") {
+  const auto stages = exercises::stage_breakdown(recorded(), T, D, H);
+  for (int k : {0, 1, 3}) {
+    CAPTURE(stages[std::size_t(k)].stage);
+    CHECK(stages[std::size_t(k)].flops == 2 * T * D * H);
+    CHECK(stages[std::size_t(k)].gemm_us > 0);
+    CHECK(stages[std::size_t(k)].gemm_gflops == doctest::Approx(double(2 * T * D * H) / (stages[std::size_t(k)].gemm_us * 1e3)));
+    CHECK(stages[std::size_t(k)].gemm_share > 0.3);  // a 256x128x512 GEMM outweighs its dispatch
   }
+  CHECK(stages[2].flops == 0);
+  CHECK(stages[2].gemm_us == 0);
+  CHECK(stages[2].gemm_gflops == 0);
+}
+
+TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
+  using testing::make_event;
+  using workbook::Category;
+  // One forward [0, 100] us: gate_proj [0, 30] with aten::mm [5, 25]; up_proj [30, 60] with
+  // aten::mm [35, 55]; act_mul [60, 70]; down_proj [70, 100] with aten::mm [72, 97].
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, Category::user_annotation),
+                             make_event("gate_proj", 0, 30000, Category::user_annotation), make_event("aten::mm", 5000, 25000),
+                             make_event("up_proj", 30000, 60000, Category::user_annotation), make_event("aten::mm", 35000, 55000),
+                             make_event("act_mul", 60000, 70000, Category::user_annotation),
+                             make_event("down_proj", 70000, 100000, Category::user_annotation),
+                             make_event("aten::mm", 72000, 97000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  CHECK(s[0].total_us == doctest::Approx(30));
+  CHECK(s[0].self_us == doctest::Approx(10));
+  CHECK(s[0].gemm_share == doctest::Approx(20.0 / 30.0));
+  CHECK(s[3].gemm_us == doctest::Approx(25));
+  CHECK(s[3].flops == 2 * 10 * 20 * 30);
+  CHECK(s[3].gemm_gflops == doctest::Approx(12000.0 / 25e3));
+  CHECK_THROWS_AS(exercises::stage_breakdown(workbook::Profile({make_event("aten::mm", 0, 1)}), 1, 1, 1),
+                  std::invalid_argument);
 }
