@@ -6,18 +6,22 @@
 namespace exercises {
 
 WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, const BiasEpilogue& epilogue) {
-  (void)row;  // the bias broadcasts over rows: one value per output column
-  const float v = accumulator + epilogue.bias[col];
+  // The bias broadcasts over rows: one value per output column.
+  float v = accumulator + epilogue.bias[col];
   switch (epilogue.activation) {
     case Activation::relu:
-      return v > 0.0f ? v : 0.0f;
+      v = v > 0.0f ? v : 0.0f;
+      break;
     case Activation::gelu_tanh: {
       const float sqrt_2_over_pi = 0.7978845608028654f;
-      return 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+      v = 0.5f * v * (1.0f + tanhf(sqrt_2_over_pi * (v + 0.044715f * v * v * v)));
+      break;
     }
     case Activation::none:
       break;
   }
+  // The residual is a full [M, N] tensor: the row matters here, and it comes after the activation.
+  if (epilogue.residual) v += epilogue.residual[row * epilogue.residual_stride + col];
   return v;
 }
 

@@ -61,6 +61,28 @@ TEST_CASE("apply_epilogue inside workbook::tiled_gemm matches a float64 referenc
   }
 }
 
+TEST_CASE("the residual epilogue inside workbook::tiled_gemm: y = act(x W^T + b) + r") {
+  std::mt19937 rng(9);
+  const int m = 45, n = 33, k = 70;
+  const std::vector<float> x = random_normal(std::size_t(m) * k, rng), w = random_normal(std::size_t(n) * k, rng),
+                           bias = random_normal(std::size_t(n), rng), residual = random_normal(std::size_t(m) * n, rng);
+  for (Activation activation : {Activation::none, Activation::gelu_tanh}) {
+    const std::vector<float> y = gpu_checks::tiled_gemm_with_exercise_epilogue(x, w, bias, m, n, k, activation, residual);
+    int wrong = 0;
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < n; ++col) {
+        double exact = bias[col], magnitude = std::abs(bias[col]) + 1;
+        for (int i = 0; i < k; ++i) {
+          exact += double(x[std::size_t(row) * k + i]) * w[std::size_t(col) * k + i];
+          magnitude += std::abs(double(x[std::size_t(row) * k + i]) * w[std::size_t(col) * k + i]);
+        }
+        const double want = activate(exact, activation) + residual[std::size_t(row) * n + col];
+        wrong += !(std::abs(y[std::size_t(row) * n + col] - want) <= 1e-5 * magnitude + 1e-5);
+      }
+    CHECK(wrong == 0);
+  }
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!gpu_checks::gpu_available(why)) {

@@ -51,10 +51,13 @@ bool gpu_available(std::string& why) {
 
 std::vector<float> tiled_gemm_with_exercise_epilogue(const std::vector<float>& x, const std::vector<float>& w,
                                                      const std::vector<float>& bias, int m, int n, int k,
-                                                     exercises::Activation activation) {
+                                                     exercises::Activation activation,
+                                                     const std::vector<float>& residual) {
   Device dx(x), dw(w), db(bias), dy(std::size_t(m) * n);
+  Device dr(residual.empty() ? std::vector<float>(1) : residual);
+  const exercises::BiasEpilogue epilogue{db.data, activation, residual.empty() ? nullptr : dr.data, n};
   workbook::tiled_gemm<<<workbook::tiled_gemm_grid(m, n), workbook::tiled_gemm_block()>>>(
-      dx.data, dw.data, dy.data, m, n, k, ExerciseEpilogue{{db.data, activation}});
+      dx.data, dw.data, dy.data, m, n, k, ExerciseEpilogue{epilogue});
   throw_on_error(cudaGetLastError(), "tiled_gemm launch");
   std::vector<float> y(std::size_t(m) * n);
   throw_on_error(cudaMemcpy(y.data(), dy.data, y.size() * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");

@@ -17,6 +17,7 @@ bool gpu_available(std::string& why);
 /// epilogue; X [M, K], W [N, K], bias [N] row-major on the host.
 std::vector<float> tiled_gemm_with_exercise_epilogue(const std::vector<float>& x, const std::vector<float>& w,
                                                      const std::vector<float>& bias, int m, int n, int k,
-                                                     exercises::Activation activation);
+                                                     exercises::Activation activation,
+                                                     const std::vector<float>& residual = {});
 
 }  // namespace gpu_checks

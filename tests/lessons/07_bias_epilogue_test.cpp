@@ -73,3 +73,24 @@ TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)"
     }
   }
 }
+
+TEST_CASE("a residual is added last, per row and column: y = act(x W^T + b) + r") {
+  torch::manual_seed(8);
+  const int m = 6, n = 5, k = 12;
+  const torch::Tensor x = torch::randn({m, k}), w = torch::randn({n, k}), b = torch::randn({n}), r = torch::randn({m, n});
+  const std::vector<float> bias = to_vector(b), residual = to_vector(r);
+  for (Activation activation : {Activation::none, Activation::relu, Activation::gelu_tanh}) {
+    INFO("activation=" << int(activation));
+    BiasEpilogue epilogue{bias.data(), activation, residual.data(), n};
+    const std::vector<float> y = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, epilogue);
+    CHECK(torch::allclose(from_vector(y, m, n), reference(x, w, b, activation) + r, 1e-4, 1e-4));
+  }
+  // A residual with a row stride wider than N (a slice of a larger tensor).
+  const torch::Tensor wide = torch::randn({m, n + 3});
+  const std::vector<float> wide_values = to_vector(wide);
+  BiasEpilogue strided{bias.data(), Activation::relu, wide_values.data(), n + 3};
+  const std::vector<float> y = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, strided);
+  CHECK(torch::allclose(from_vector(y, m, n), reference(x, w, b, Activation::relu) + wide.narrow(1, 0, n), 1e-4, 1e-4));
+  // Without a residual nothing is added.
+  CHECK(exercises::apply_epilogue(1.0f, 3, 0, {bias.data(), Activation::none}) == doctest::Approx(1.0f + bias[0]));
+}
