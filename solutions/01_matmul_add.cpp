@@ -1,4 +1,8 @@
 // Reference solution of exercise 01.
+//
+// What to notice: the trace is written inside on_trace_ready, while the session runs: a long run keeps one
+// cycle in memory, not all of them. Compare the cycles' first gaps: is the cold start paid once
+// per process, or again in every cycle?
 #include "01_matmul_add.h"
 
 #include <fmt/format.h>

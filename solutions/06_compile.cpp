@@ -1,4 +1,8 @@
 // Reference solution of exercise 06.
+//
+// What to notice: nothing caches a weight's values: the prepared weights are views, so in-place optimizer steps
+// are seen, while a replaced weight (another tensor) fails the identity guard and gets its own
+// entry. Past the size limit the call runs eager instead of compiling forever.
 #include "06_compile.h"
 
 namespace exercises {

@@ -1,4 +1,7 @@
 // Solution 07: the bias epilogue.
+//
+// What to notice: the bias is indexed by column only, the residual by row and column, and the residual comes
+// after the activation: y = act(x W^T + b) + r, still stored once.
 #include "07_bias_epilogue.h"
 
 #include <cmath>

@@ -78,6 +78,11 @@ TEST_CASE("a new batch recompiles once and then the batch is dynamic; a new layo
   CHECK(compiled.entries() == 3);
   CHECK(same(compiled.forward(x), m.eager(x)));  // the first entry still serves the first input
   CHECK(compiled.entries() == 3);
+  // A dtype change: the whole model in float64 now (Module::to keeps the parameters' identity).
+  for (auto* linear : {&m.gate, &m.up, &m.down}) (*linear)->to(torch::kDouble);
+  const auto wide = torch::randn({8, 16}, torch::kDouble);
+  CHECK(same(compiled.forward(wide), m.eager(wide)));
+  CHECK(compiled.entries() == 4);
 }
 
 TEST_CASE("fail_on_recompile names the guard; past the size limit calls run eager") {

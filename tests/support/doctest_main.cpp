@@ -1,3 +1,88 @@
 // The one doctest main of every test binary: compiled once, linked everywhere.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+//
+// `./workbook check N` sets WORKBOOK_EXERCISE=N: then failures are told to the learner in a few
+// lines each (which check, what it wanted, what this run gave, where a hint is) instead of
+// doctest's full report, which the suite keeps.
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+namespace {
+
+struct LearnerReporter : doctest::IReporter {
+  std::ostream& out;
+  std::string exercise;
+  const doctest::TestCaseData* current = nullptr;
+  int failed_checks = 0, failed_cases = 0, cases = 0, shown = 0;
+  bool case_failed = false;
+
+  explicit LearnerReporter(const doctest::ContextOptions& options) : out(*options.cout) {
+    const char* n = std::getenv("WORKBOOK_EXERCISE");
+    exercise = n ? n : "N";
+  }
+
+  void header() {
+    if (case_failed) return;
+    case_failed = true;
+    ++failed_cases;
+    out << "\n✗ " << current->m_name << "\n";
+  }
+
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {
+    if (failed_cases == 0) {
+      out << "all " << cases << " checks of exercise " << exercise << " pass\n";
+      return;
+    }
+    out << "\n" << failed_cases << " of " << cases << " checks fail. Stuck? ./workbook hint " << exercise
+        << " shows the next hint.\n";
+  }
+  void test_case_start(const doctest::TestCaseData& data) override {
+    current = &data;
+    case_failed = false;
+    shown = 0;
+    ++cases;
+  }
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException& e) override {
+    header();
+    out << "  stopped: " << e.error_string.c_str() << "\n";
+  }
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData& a) override {
+    if (!a.m_failed) return;
+    header();
+    ++failed_checks;
+    if (++shown > 2) {
+      if (shown == 3) out << "  (more checks in this case fail too)\n";
+      return;
+    }
+    out << "  wanted: " << a.m_expr << "\n";
+    if (a.m_threw) out << "  but it threw: " << a.m_exception.c_str() << "\n";
+    else out << "  this run gave: " << a.m_decomp.c_str() << "\n";
+  }
+  void log_message(const doctest::MessageData& m) override {
+    if (!case_failed || shown > 2) return;
+    out << "  note: " << m.m_string.c_str() << "\n";
+  }
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+REGISTER_REPORTER("learner", 1, LearnerReporter);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  doctest::Context context;
+  if (std::getenv("WORKBOOK_EXERCISE")) context.setOption("reporters", "learner");
+  context.applyCommandLine(argc, argv);
+  return context.run();
+}
