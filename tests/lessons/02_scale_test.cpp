@@ -43,6 +43,19 @@ TEST_CASE("the fit recovers an exact model and predicts its crossover") {
   CHECK(exercises::predicted_crossover(truth, 100, 4096) == 128);
 }
 
+TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {
+  // Exact small steps, large ones with +-6 % noise. Plain least squares lets the large sizes'
+  // absolute errors (tens of us) move the fixed cost by 14 %; relative weights keep it within 2 %.
+  exercises::StepModel truth;
+  truth.fixed_us = 10;
+  truth.per_n3_us = 1e-5;
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (auto [n, wobble] : std::vector<std::pair<std::int64_t, double>>{
+           {8, 1}, {16, 1}, {24, 1}, {32, 1}, {256, 1.06}, {320, 0.94}, {384, 1.06}, {448, 0.94}})
+    points.emplace_back(n, truth.predict_us(n) * wobble);
+  CHECK(exercises::fit_step_model(points).fixed_us == doctest::Approx(10).epsilon(0.05));
+}
+
 TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes are an error") {
   exercises::StepModel truth;
   truth.fixed_us = 8;

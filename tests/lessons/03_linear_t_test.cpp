@@ -34,7 +34,8 @@ TEST_CASE("eight operations: the verdict and its evidence") {
       {"clone", [](const torch::Tensor& x) { return x.clone(); }, false, false},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.name);
+    const std::string operation = c.name;
+    CAPTURE(operation);
     const torch::Tensor x = input(c.transposed_input);
     const exercises::ViewOrCopy v = exercises::view_or_copy(c.op, x);
     const torch::Tensor out = c.op(x);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -64,6 +65,12 @@ struct LearnerReporter : doctest::IReporter {
     if (++shown > 2) {
       if (shown == 3) out << "  (more checks in this case fail too)\n";
       return;
+    }
+    // What the check was looking at (CAPTURE / INFO), so a loop's failing case is named.
+    for (int i = 0; i < doctest::IReporter::get_num_active_contexts(); ++i) {
+      std::ostringstream context;
+      doctest::IReporter::get_active_contexts()[i]->stringify(&context);
+      out << "  for " << context.str() << "\n";
     }
     out << "  wanted: " << a.m_expr << "\n";
     if (a.m_threw) out << "  but it threw: " << a.m_exception.c_str() << "\n";
