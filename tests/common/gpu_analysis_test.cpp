@@ -11,20 +11,14 @@ using workbook::Event;
 
 namespace {
 
+using testing::make_device_work;
+
 Event device_work(const char* name, std::int64_t start, std::int64_t end, std::uint64_t stream, DeviceWork work,
                   std::int64_t correlation = 0) {
-  Event e = make_event(name, start, end, Category::kernel, stream);
-  e.device_type = workbook::DeviceType::cuda;
-  e.work = work;
-  e.correlation = correlation;
-  return e;
+  return make_device_work(name, start, end, stream, work, correlation);
 }
 
-Event launch(std::int64_t start, std::int64_t correlation) {
-  Event e = make_event("cudaLaunchKernel", start, start + 2, Category::runtime);
-  e.correlation = correlation;
-  return e;
-}
+Event launch(std::int64_t start, std::int64_t correlation) { return testing::make_launch(start, start + 2, correlation); }
 
 }  // namespace
 

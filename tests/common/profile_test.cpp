@@ -63,11 +63,8 @@ TEST_CASE("memory instants join the innermost op and do not reduce self time") {
 }
 
 TEST_CASE("a kernel hangs under the launch with its correlation id") {
-  Event launch = make_event("cudaLaunchKernel", 25, 30, Category::runtime);
-  launch.correlation = 7;
-  Event kernel = make_event("gemm_kernel", 40, 140, Category::kernel, 7);
-  kernel.device_type = workbook::DeviceType::cuda;
-  kernel.correlation = 7;
+  const Event launch = testing::make_launch(25, 30, 7);
+  const Event kernel = testing::make_device_work("gemm_kernel", 40, 140, 7, workbook::DeviceWork::kernel, 7);
   const Profile p({make_event("aten::mm", 20, 60), launch, kernel});
   const auto k = p.find("gemm_kernel").at(0);
   CHECK(p[*p.parent(k)].name == "cudaLaunchKernel");
@@ -97,11 +94,8 @@ TEST_CASE("self_ns_of sums self times by name; interval_union_ns counts overlap 
 TEST_CASE("Python's _remove_dup_nodes: an only child with its parent's name folds into the parent") {
   // to [0,100] > to [10,90] > _to_copy [20,80] > copy_ [30,70]; add [200,300] > add [210,290]
   // plus a kernel launched inside the inner to; the other names must survive the compaction.
-  Event launch = make_event("cudaLaunchKernel", 40, 45, Category::runtime);
-  launch.correlation = 3;
-  Event kernel = make_event("gemm", 50, 60, Category::kernel, 7);
-  kernel.device_type = workbook::DeviceType::cuda;
-  kernel.correlation = 3;
+  const Event launch = testing::make_launch(40, 45, 3);
+  const Event kernel = testing::make_device_work("gemm", 50, 60, 7, workbook::DeviceWork::kernel, 3);
   const Profile p({make_event("aten::to", 0, 100), make_event("aten::to", 10, 90), make_event("aten::_to_copy", 20, 80),
                    make_event("aten::copy_", 30, 70), launch, kernel, make_event("aten::add", 200, 300),
                    make_event("aten::add", 210, 290)});

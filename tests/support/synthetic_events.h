@@ -16,4 +16,22 @@ inline workbook::Event make_event(const char* name, std::int64_t start, std::int
   return e;
 }
 
+/// A runtime call (cudaLaunchKernel) on host thread 1 with a correlation id.
+inline workbook::Event make_launch(std::int64_t start, std::int64_t end, std::int64_t correlation) {
+  workbook::Event e = make_event("cudaLaunchKernel", start, end, workbook::Category::runtime);
+  e.correlation = correlation;
+  return e;
+}
+
+/// Device work on a CUDA stream, linked to its launch by `correlation` (0: none).
+inline workbook::Event make_device_work(const char* name, std::int64_t start, std::int64_t end, std::uint64_t stream,
+                                        workbook::DeviceWork work = workbook::DeviceWork::kernel,
+                                        std::int64_t correlation = 0) {
+  workbook::Event e = make_event(name, start, end, workbook::Category::kernel, stream);
+  e.device_type = workbook::DeviceType::cuda;
+  e.work = work;
+  e.correlation = correlation;
+  return e;
+}
+
 }  // namespace testing
