@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "workbook/chrome_trace.h"
+#include "workbook/flame_graph.h"
 #include "workbook/gpu_analysis.h"
 #include "workbook/key_averages.h"
 
@@ -29,6 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)workbook::format_gpu_analysis(gpu);
   (void)workbook::gpu_analysis_json(gpu);
   (void)workbook::gpu_utilisation_svg(gpu, "fuzz");
+  (void)workbook::collapsed_stacks_text(profile);
+  (void)workbook::flame_graph_svg(profile, "fuzz");
   const workbook::Profile again = workbook::parse_chrome_trace(workbook::to_chrome_trace(profile), "round trip");
   if (again.size() != profile.size()) {
     std::fprintf(stderr, "round trip changed the event count: %zu -> %zu\n", profile.size(), again.size());

@@ -1,0 +1,56 @@
+// Checks of exercise 10: the costliest (op, input shapes) pair, exact on a synthetic profile and
+// found on a real mixed workload.
+#include "workbook_doctest.h"
+
+#include <stdexcept>
+
+#include "10_shapes_flame.h"
+#include "record_forwards.h"
+#include "synthetic_events.h"
+
+using testing::make_event;
+using workbook::Category;
+
+namespace {
+
+workbook::Event op(const char* name, std::int64_t start_us, std::int64_t end_us, std::vector<std::vector<std::int64_t>> shapes) {
+  workbook::Event e = make_event(name, start_us * 1000, end_us * 1000);
+  e.input_shapes = std::move(shapes);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never the answer") {
+  // A long region with 40 us of its own time; aten::mm at two shapes: 3 x 10 us small vs 1 x 25 us
+  // large; aten::add 1 x 5 us. By name, mm is 55 us; by shape, the small one wins with 30 us.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 110000, Category::user_annotation),
+                             op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), op("aten::mm", 10, 20, {{8, 8}, {8, 8}}),
+                             op("aten::mm", 20, 30, {{8, 8}, {8, 8}}), op("aten::mm", 40, 65, {{64, 64}, {64, 64}}),
+                             op("aten::add", 65, 70, {{8}, {8}, {}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.input_shapes == "[[8, 8], [8, 8]]");
+  CHECK(c.calls == 3);
+  CHECK(c.self_us == doctest::Approx(30));
+  CHECK(c.share == doctest::Approx(30.0 / 110.0));
+  CHECK_THROWS_AS(exercises::most_expensive_shape(workbook::Profile({make_event("region", 0, 10, Category::user_annotation)})),
+                  std::invalid_argument);
+}
+
+TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
+  torch::manual_seed(10);
+  const auto big = torch::randn({384, 384}), small = torch::randn({16, 16}), v = torch::randn({4096});
+  workbook::SessionOptions options;
+  options.record_shapes = true;
+  const auto p = testing::record_forwards("mixed", [&] {
+    torch::Tensor a = torch::mm(big, big);
+    for (int i = 0; i < 20; ++i) a = torch::mm(small, small) + v.sum();
+  }, options);
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.input_shapes == "[[384, 384], [384, 384]]");
+  CHECK(c.calls == 3);
+  CHECK(c.share > 0.2);
+  CHECK(c.share <= 1.0);
+}
