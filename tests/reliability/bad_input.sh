@@ -43,7 +43,7 @@ shared_flags() {
   echo "$checked $failures" >"$results/$1"
 }
 results=$(mktemp -d)
-for pair in "01 02" "03 04" "05 06" "07 10"; do
+for pair in "01 02" "03 04" "05 06" "07 08" "10"; do
   for n in $pair; do shared_flags "$n" & done
   wait
 done
@@ -64,6 +64,8 @@ expect "--dtype" "$(lesson 07)" --dtype bfloat16
 expect "--features" "$(lesson 04)" --features x
 expect "--variant" "$(lesson 05)" --variant wide
 expect "--dim" "$(lesson 05)" --dim 0
+expect "--optimizer" "$(lesson 08)" --optimizer adam
+expect "--hidden" "$(lesson 08)" --hidden 0
 expect "does not divide" "$(lesson 10)" --dim 32 --heads 3
 expect "--heads" "$(lesson 10)" --heads 0
 expect "--hidden" "$(lesson 05)" --hidden -2

@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// \brief Exercise 08: instrument a training loop and say where its time goes.
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "workbook/profile.h"
+
+namespace exercises {
+
+//! [contract]
+/// The five calls of one training step, handed over by the loop's owner.
+struct TrainingStep {
+  std::function<void()> zero_grad;  ///< clear the gradients
+  std::function<void()> forward;    ///< compute the prediction
+  std::function<void()> loss;       ///< compute the loss from it
+  std::function<void()> backward;   ///< loss.backward()
+  std::function<void()> optimizer;  ///< optimizer.step()
+};
+
+/// Where a training loop's time went, per recorded step.
+struct PhaseReport {
+  std::map<std::string, double> phase_us;  ///< mean total µs per step of "zero_grad", "forward", "loss", "backward", "optimizer"
+  std::string dominant;                    ///< the phase with the most time
+  double backward_over_forward = 0;        ///< phase_us["backward"] / phase_us["forward"]
+  workbook::Profile profile;               ///< what was recorded
+};
+
+/// Runs `steps` recorded training steps (after one warm-up step) under the profiler, each phase
+/// inside a workbook::Region named after it, in the order of TrainingStep, and reports from the
+/// profile. Lesson 08 wrote such a loop for its own model; here the loop is given to you in pieces.
+PhaseReport profile_training(const TrainingStep& step, int steps);
+//! [contract]
+
+}  // namespace exercises
