@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "saturating.h"
 #include "workbook/atomic_file.h"
 #include "workbook/key_averages.h"
 #include "workbook/svg.h"
@@ -47,7 +48,7 @@ std::vector<CollapsedStack> collapsed_stacks(const Profile& p) {
     std::reverse(frames.begin(), frames.end());
     CollapsedStack& s = by_text[joined(frames)];
     s.frames = frames;
-    s.value += self_us;
+    s.value = detail::sat_add(s.value, self_us);
   }
   std::vector<CollapsedStack> out;
   for (auto& [text, stack] : by_text) out.push_back(std::move(stack));
@@ -69,11 +70,11 @@ std::string flame_graph_svg(const Profile& profile, const std::string& title, in
   int depth = 0;
   for (const auto& s : collapsed_stacks(profile)) {
     Node* at = &root;
-    root.value += s.value;
+    root.value = detail::sat_add(root.value, s.value);
     for (const auto& f : s.frames) {
       auto& child = at->children[f];
       if (!child) child = std::make_unique<Node>();
-      child->value += s.value;
+      child->value = detail::sat_add(child->value, s.value);
       at = child.get();
     }
     depth = std::max(depth, int(s.frames.size()));

@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "saturating.h"
 #include "workbook/key_averages.h"
 #include "workbook/svg.h"
 
@@ -39,7 +40,7 @@ Union union_of(std::vector<std::pair<std::int64_t, std::int64_t>> spans, std::in
       continue;
     }
     if (open) {
-      u.busy += end - start;
+      u.busy = detail::sat_add(u.busy, end - start);
       ++u.gaps;
       u.longest_gap = std::max(u.longest_gap, s - end);
     }
@@ -47,7 +48,7 @@ Union union_of(std::vector<std::pair<std::int64_t, std::int64_t>> spans, std::in
     end = e;
     open = true;
   }
-  if (open) u.busy += end - start;
+  if (open) u.busy = detail::sat_add(u.busy, end - start);
   return u;
 }
 
@@ -72,7 +73,8 @@ std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventI
       per_stream[e.thread].emplace_back(e.start_ns, e.end_ns);
       ++activities[e.thread];
       const std::int64_t inside = std::min(e.end_ns, to) - std::max(e.start_ns, from);
-      (e.work == DeviceWork::kernel ? d.kernel_ns : e.work == DeviceWork::memcpy ? d.memcpy_ns : d.memset_ns) += inside;
+      std::int64_t& sum = e.work == DeviceWork::kernel ? d.kernel_ns : e.work == DeviceWork::memcpy ? d.memcpy_ns : d.memset_ns;
+      sum = detail::sat_add(sum, inside);
     }
     const Union u = union_of(spans, from, to);
     d.busy_ns = u.busy;
@@ -127,8 +129,8 @@ GpuAnalysis analyze_gpu(const Profile& p) {
       KernelUse& k = kernels[e.name];
       k.name = e.name;
       ++k.count;
-      k.total_ns += e.duration_ns();
-      kernel_total += e.duration_ns();
+      k.total_ns = detail::sat_add(k.total_ns, e.duration_ns());
+      kernel_total = detail::sat_add(kernel_total, e.duration_ns());
     }
   }
   if (work.empty()) return a;

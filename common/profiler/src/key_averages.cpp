@@ -1,5 +1,7 @@
 #include "workbook/key_averages.h"
 
+#include "saturating.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -120,11 +122,11 @@ KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
     r.self_cpu_us += double(st.self_cpu_ns) / 1e3;
     r.self_device_us += double(st.self_device_ns) / 1e3;
     r.device_total_us += double(st.device_total_ns) / 1e3;
-    r.cpu_memory_bytes += st.cpu_memory;
-    r.self_cpu_memory_bytes += st.self_cpu_memory;
-    r.device_memory_bytes += st.device_memory;
-    r.self_device_memory_bytes += st.self_device_memory;
-    r.flops += e.flops;
+    r.cpu_memory_bytes = detail::sat_add(r.cpu_memory_bytes, st.cpu_memory);
+    r.self_cpu_memory_bytes = detail::sat_add(r.self_cpu_memory_bytes, st.self_cpu_memory);
+    r.device_memory_bytes = detail::sat_add(r.device_memory_bytes, st.device_memory);
+    r.self_device_memory_bytes = detail::sat_add(r.self_device_memory_bytes, st.self_device_memory);
+    r.flops = detail::sat_add(r.flops, e.flops);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "workbook/profile.h"
 
+#include "saturating.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -288,7 +290,9 @@ std::vector<EventStats> Profile::stats() const {
   const std::size_t n = events_.size();
   std::vector<EventStats> s(n);
   // Prefix sums of memory records in time order (events_ is sorted by start).
-  std::vector<std::int64_t> times, cpu_bytes{0}, device_bytes{0};
+  // 128-bit sums: byte counts come from the trace and may be anything.
+  std::vector<std::int64_t> times;
+  std::vector<__int128> cpu_bytes{0}, device_bytes{0};
   for (const Event& e : events_) {
     if (e.category != Category::memory) continue;
     times.push_back(e.start_ns);
@@ -310,11 +314,11 @@ std::vector<EventStats> Profile::stats() const {
     } else {
       st.cpu_total_ns = e.duration_ns();
       st.self_cpu_ns = self_ns(id);
-      for (EventId k : kernels_[id]) st.self_device_ns += events_[k].duration_ns();
+      for (EventId k : kernels_[id]) st.self_device_ns = detail::sat_add(st.self_device_ns, events_[k].duration_ns());
       const auto lo = std::lower_bound(times.begin(), times.end(), e.start_ns) - times.begin();
       const auto hi = std::upper_bound(times.begin(), times.end(), e.end_ns) - times.begin();
-      st.cpu_memory = cpu_bytes[std::size_t(hi)] - cpu_bytes[std::size_t(lo)];
-      st.device_memory = device_bytes[std::size_t(hi)] - device_bytes[std::size_t(lo)];
+      st.cpu_memory = detail::saturate(cpu_bytes[std::size_t(hi)] - cpu_bytes[std::size_t(lo)]);
+      st.device_memory = detail::saturate(device_bytes[std::size_t(hi)] - device_bytes[std::size_t(lo)]);
     }
   }
   // Children come after their parents: walking backwards, every child is complete before its
@@ -323,14 +327,14 @@ std::vector<EventStats> Profile::stats() const {
     const Event& e = events_[id];
     if (!e.on_host()) continue;
     EventStats& st = s[id];
-    st.device_total_ns += st.self_device_ns;
-    st.self_cpu_memory += st.cpu_memory;
-    st.self_device_memory += st.device_memory;
+    st.device_total_ns = detail::sat_add(st.device_total_ns, st.self_device_ns);
+    st.self_cpu_memory = detail::sat_add(st.self_cpu_memory, st.cpu_memory);
+    st.self_device_memory = detail::sat_add(st.self_device_memory, st.device_memory);
     if (!parent_[id] || !events_[*parent_[id]].on_host()) continue;
     EventStats& up = s[*parent_[id]];
-    up.device_total_ns += st.device_total_ns;
-    up.self_cpu_memory -= st.cpu_memory;
-    up.self_device_memory -= st.device_memory;
+    up.device_total_ns = detail::sat_add(up.device_total_ns, st.device_total_ns);
+    up.self_cpu_memory = detail::sat_sub(up.self_cpu_memory, st.cpu_memory);
+    up.self_device_memory = detail::sat_sub(up.self_device_memory, st.device_memory);
   }
   return s;
 }
