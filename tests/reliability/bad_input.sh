@@ -87,7 +87,7 @@ expect "/nonexistent/trace.json" "$wb" trace /nonexistent/trace.json
 expect "takes no arguments" "$wb" docs now
 expect "SECONDS" "$wb" fuzz abc
 expect "SECONDS" "$wb" fuzz 0
-expect "no lesson 8" "$wb" watch 8
+expect "no lesson 9" "$wb" watch 9
 
 echo "bad_input: $((checked - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]
