@@ -101,7 +101,8 @@ void show_guards(nn::Linear& linear, const torch::Tensor& x) {
           "recompile every step. The prepared w.t() is a view of the weight, so it sees in-place updates. "
           "A new batch size on a first compile does recompile; Dynamo then marks that dimension dynamic "
           "(automatic dynamic shapes), so further batch sizes reuse the entry. Each miss adds an entry, up to "
-          "cache_size_limit (8), after which it warns and runs eager.");
+          "cache_size_limit (8), after which it warns and runs eager (torch/_dynamo/config.py: cache_size_limit, "
+          "automatic_dynamic_shapes).");
 
   CacheOptions strict;
   strict.stance = RecompileStance::fail_on_recompile;

@@ -118,10 +118,15 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   const double forward_flops = double(flops_under(profile, "forward")), backward_flops = double(flops_under(profile, "backward"));
   fmt::print("backward / forward: {:.2f}x the time, {:.2f}x the FLOPs\n", phase_us["backward"] / phase_us["forward"],
              backward_flops / forward_flops);
-  narrate("The rule of thumb says backward costs about twice the forward: each GEMM y = x W^T needs two in "
-          "backward, dL/dx = dL/dy W and dL/dW = dL/dy^T x. Here x is the input data, which needs no "
-          "gradient, so the first two GEMMs (gate and up) compute only dL/dW: 4 backward GEMMs for 3 forward "
-          "ones, 1.33x the FLOPs. The profiler's FLOP estimate counts the GEMMs.");
+  std::size_t forward_mm = 0, backward_mm = 0;
+  for (auto r : profile.find("forward")) forward_mm += profile.count_under(r, "aten::mm");
+  for (auto r : profile.find("backward")) backward_mm += profile.count_under(r, "aten::mm");
+  narrate(fmt::format(
+      "The rule of thumb says backward costs about twice the forward: each GEMM y = x W^T needs two in "
+      "backward, dL/dx = dL/dy W and dL/dW = dL/dy^T x. Here x is the input data, which needs no gradient, "
+      "so the gate and up GEMMs need only dL/dW. This run's backward ran {} aten::mm per step for the "
+      "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs.",
+      std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps), backward_flops / forward_flops));
 
   // The autograd nodes backward ran, and on which thread.
   std::map<std::string, int> nodes;
@@ -160,9 +165,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   claim(per_step > 0 && per_step % parameters == 0,
         "the optimizer updates parameter by parameter: its ops per step are a multiple of the parameter count",
         fmt::format("{} top-level ops in the optimizer region per step, {} parameter tensors", per_step, parameters));
-  narrate("Setting gradients to none costs nothing now; backward then allocates fresh gradients instead of "
-          "accumulating into zeroed ones. LibTorch's C++ optimizers loop over the parameters, a few ops per "
-          "parameter tensor, each a pass over that parameter (Python's optimizers can batch them: foreach).");
+  narrate("Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
+          "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
+          "optimizers loop over the parameters, a few ops per parameter tensor, each a pass over that parameter; "
+          "Python's can batch them across parameters (foreach=True, torch/optim/adamw.py).");
 
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 08 · a training step · " + opt.tag(), 15);
   return 0;

@@ -93,7 +93,8 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   narrate("A flame graph stacks every call path: the bottom row is the steps, above each box the calls made "
           "inside it, each box as wide as the self time of everything above it. Wide boxes near the top are "
           "where the time is actually spent. stacks.txt opens in https://www.speedscope.app or feeds "
-          "flamegraph.pl. Python's export_stacks writes the same format from Python's call stack; here the "
+          "flamegraph.pl. Python's export_stacks (torch/autograd/profiler_util.py) writes the same format from "
+          "Python's call stack; here the "
           "frames are the profile's own tree of regions and ops.");
 
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 10 · shapes and flame graphs · " + opt.tag(), 12);
