@@ -9,28 +9,18 @@ using workbook::Category;
 using workbook::DeviceWork;
 using workbook::Event;
 
-namespace {
-
 using testing::make_device_work;
-
-Event device_work(const char* name, std::int64_t start, std::int64_t end, std::uint64_t stream, DeviceWork work,
-                  std::int64_t correlation = 0) {
-  return make_device_work(name, start, end, stream, work, correlation);
-}
-
-Event launch(std::int64_t start, std::int64_t correlation) { return testing::make_launch(start, start + 2, correlation); }
-
-}  // namespace
+using testing::make_launch;
 
 TEST_CASE("busy is the union of kernels, copies and fills; syncs and annotations only mark time") {
   // Step [0, 100): gemm [10, 40) on stream 7 and copy [30, 50) on stream 8 overlap: busy 40.
   // Step [100, 200): add [110, 115); a sync [120, 190) keeps nothing busy. Window [0, 200).
   const workbook::Profile p({make_event("ProfilerStep#0", 0, 100, Category::user_annotation),
-                             make_event("ProfilerStep#1", 100, 200, Category::user_annotation), launch(5, 1),
-                             launch(105, 2), device_work("gemm", 10, 40, 7, DeviceWork::kernel, 1),
-                             device_work("Memcpy HtoD", 30, 50, 8, DeviceWork::memcpy),
-                             device_work("add", 110, 115, 7, DeviceWork::kernel, 2),
-                             device_work("Stream Sync", 120, 190, 7, DeviceWork::sync)});
+                             make_event("ProfilerStep#1", 100, 200, Category::user_annotation), make_launch(5, 7, 1),
+                             make_launch(105, 107, 2), make_device_work("gemm", 10, 40, 7, DeviceWork::kernel, 1),
+                             make_device_work("Memcpy HtoD", 30, 50, 8, DeviceWork::memcpy),
+                             make_device_work("add", 110, 115, 7, DeviceWork::kernel, 2),
+                             make_device_work("Stream Sync", 120, 190, 7, DeviceWork::sync)});
   const auto a = workbook::analyze_gpu(p);
   REQUIRE(a.devices.size() == 1);
   const auto& d = a.devices[0];
