@@ -3,8 +3,6 @@
 // The articles' GeGLU MLP trained on a regression target: each phase of a step in its own region,
 // so the profile shows what backward and the optimizer add to a forward, which autograd nodes run,
 // and how zero_grad's two forms differ.
-#include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/optim/adamw.h>
 #include <torch/optim/sgd.h>
 
@@ -12,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "workbook/geglu.h"
 #include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
@@ -21,32 +20,6 @@
 namespace {
 
 using namespace workbook;
-namespace nn = torch::nn;
-
-struct GegluImpl : nn::Module {
-  GegluImpl(std::int64_t dim, std::int64_t hidden) {
-    gate = register_module("gate", nn::Linear(nn::LinearOptions(dim, hidden).bias(false)));
-    up = register_module("up", nn::Linear(nn::LinearOptions(dim, hidden).bias(false)));
-    down = register_module("down", nn::Linear(nn::LinearOptions(hidden, dim).bias(false)));
-  }
-  torch::Tensor forward(const torch::Tensor& x) { return down->forward(torch::gelu(gate->forward(x), "tanh") * up->forward(x)); }
-  nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
-};
-TORCH_MODULE(Geglu);
-
-// zero_grad's two forms, written out: LibTorch 1.13's Optimizer::zero_grad() zeroes, 2.x's sets
-// to none by default (torch/optim/optimizer.h); the lesson shows both on any version.
-void zero_grad(nn::Module& model, bool set_to_none) {
-  for (auto& p : model.parameters()) {
-    if (!p.grad().defined()) continue;
-    if (set_to_none) {
-      p.mutable_grad() = torch::Tensor();
-    } else {
-      p.mutable_grad().detach_();
-      p.mutable_grad().zero_();
-    }
-  }
-}
 
 const char* const kPhases[] = {"zero_grad", "forward", "loss", "backward", "optimizer"};
 

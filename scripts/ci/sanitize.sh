@@ -25,7 +25,9 @@ failed=()
 for target in "${targets[@]}"; do
   binary=$(find "$build/tests" -maxdepth 1 -name "$target" -type f | head -n 1)
   start=$SECONDS
-  if "$binary" >"$build/$target.sanitize.log" 2>&1; then
+  # Checks of timing ratios (doctest suite "timing") are left out: the instrumentation slows the
+  # code under test and LibTorch (uninstrumented) unevenly, so the ratios measure the sanitizer.
+  if "$binary" --test-suite-exclude=timing >"$build/$target.sanitize.log" 2>&1; then
     echo "sanitize: $target passed ($((SECONDS - start)) s)"
   else
     echo "sanitize: $target FAILED ($((SECONDS - start)) s):"

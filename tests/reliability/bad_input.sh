@@ -43,7 +43,7 @@ shared_flags() {
   echo "$checked $failures" >"$results/$1"
 }
 results=$(mktemp -d)
-for pair in "01 02" "03 04" "05 06" "07 08" "10"; do
+for pair in "01 02" "03 04" "05 06" "07 08" "09 10"; do
   for n in $pair; do shared_flags "$n" & done
   wait
 done
@@ -66,6 +66,8 @@ expect "--variant" "$(lesson 05)" --variant wide
 expect "--dim" "$(lesson 05)" --dim 0
 expect "--optimizer" "$(lesson 08)" --optimizer adam
 expect "--hidden" "$(lesson 08)" --hidden 0
+expect "--hidden" "$(lesson 09)" --hidden abc
+expect "float32" "$(lesson 09)" --dtype bfloat16
 expect "does not divide" "$(lesson 10)" --dim 32 --heads 3
 expect "--heads" "$(lesson 10)" --heads 0
 expect "--hidden" "$(lesson 05)" --hidden -2
@@ -87,7 +89,7 @@ expect "/nonexistent/trace.json" "$wb" trace /nonexistent/trace.json
 expect "takes no arguments" "$wb" docs now
 expect "SECONDS" "$wb" fuzz abc
 expect "SECONDS" "$wb" fuzz 0
-expect "no lesson 9" "$wb" watch 9
+expect "no lesson 11" "$wb" watch 11
 
 echo "bad_input: $((checked - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,39 @@
+#pragma once
+/// \file
+/// \brief Lesson 09's measurement: training steps of the GeGLU MLP recorded with profile_memory,
+/// and what one step keeps alive above the moment its forward began.
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "workbook/geglu.h"
+#include "workbook/memory_timeline.h"
+#include "workbook/profile.h"
+
+namespace workbook {
+
+/// The phases of one training step, each recorded as a region of this name, in this order.
+inline const char* const kTrainingPhases[] = {"zero_grad", "forward", "loss", "backward", "optimizer"};
+
+/// Runs `warmup` + `steps` training steps of `model` on (x, target) — zero_grad setting the
+/// gradients to none, forward, MSE loss, backward, SGD without momentum — under a session with
+/// profile_memory and record_shapes, a region per phase, and returns the recorded steps' profile.
+Profile record_training_steps(Geglu& model, const torch::Tensor& x, const torch::Tensor& target, int warmup,
+                              int steps, double learning_rate = 1e-2);
+
+/// What one recorded step did to live memory, measured from its "forward" region's start.
+struct StepMemory {
+  EventId step = 0;                   ///< the ProfilerStep#N region
+  std::int64_t at_step_start = 0;     ///< live bytes when the step began
+  std::int64_t at_forward_start = 0;  ///< live bytes when its forward began (old gradients freed)
+  std::int64_t peak_above_forward = 0;  ///< the step's largest live bytes minus at_forward_start
+  std::int64_t at_step_end = 0;       ///< live bytes when the step ended
+};
+
+/// StepMemory of every recorded step, in order. Throws std::runtime_error when a step has no
+/// "forward" region.
+std::vector<StepMemory> step_memory(const Profile& profile, const MemoryTimeline& timeline);
+
+}  // namespace workbook

@@ -1,0 +1,45 @@
+// Checks of exercise 09: predicted training-step peaks against steps recorded with
+// profile_memory at shapes lesson 09 never runs, both with hidden > dim and with dim > hidden.
+#include "workbook_doctest.h"
+
+#include "09_memory.h"
+#include "workbook/training_memory.h"
+
+namespace {
+
+// The recorded peak above the forward's start, the same in every recorded step.
+std::int64_t measured_peak(const exercises::StepShapes& s) {
+  torch::manual_seed(9);
+  workbook::Geglu model(s.dim, s.hidden);
+  const auto x = torch::randn({s.tokens, s.dim}), target = torch::randn({s.tokens, s.dim});
+  const auto profile = workbook::record_training_steps(model, x, target, 1, 2);
+  const auto steps = workbook::step_memory(profile, workbook::memory_timeline(profile));
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].peak_above_forward == steps[1].peak_above_forward);
+  return steps[1].peak_above_forward;
+}
+
+void check_prediction(const exercises::StepShapes& s) {
+  CAPTURE(s.tokens);
+  CAPTURE(s.dim);
+  CAPTURE(s.hidden);
+  const std::int64_t measured = measured_peak(s), predicted = exercises::predict_training_peak_bytes(s);
+  CAPTURE(measured);
+  CAPTURE(predicted);
+  CHECK(double(predicted) == doctest::Approx(double(measured)).epsilon(0.05));
+}
+
+}  // namespace
+
+TEST_CASE("the prediction holds where hidden is wider than the model") {
+  check_prediction({64, 128, 512});
+  check_prediction({200, 96, 384});
+}
+
+TEST_CASE("the prediction holds where the model is wider than hidden") {
+  check_prediction({256, 192, 96});
+}
+
+TEST_CASE("the prediction holds where the weights outweigh the activations") {
+  check_prediction({16, 256, 512});
+}
