@@ -8,7 +8,7 @@ set -euo pipefail
 
 PACKAGES=(
   g++ cmake make git
-  libtorch-dev python3-torch
+  libtorch-dev python3-torch python3-setuptools
   libopenblas0-pthread libopenblas-dev
   libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
   doxygen graphviz doxygen-awesome-css
