@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 
+#include "workbook/aot_inductor.h"
 #include "workbook/atomic_file.h"
 #include "workbook/chrome_trace.h"
 #include "workbook/compile.h"
@@ -65,6 +66,50 @@ std::pair<double, double> fused_kernel(std::int64_t tokens, std::int64_t hidden)
   torch::NoGradGuard inference;
   const auto a = torch::randn({tokens, hidden}), b = torch::randn({tokens, hidden});
   return paired_us([&] { torch::gelu(a, "tanh") * b; }, [&] { workbook::fused_gelu_mul(a, b); }, 5, 7);
+}
+
+// 2d. Against the real compiler (LibTorch >= 2.6): our hand-compiled MLP and its fused kernel vs
+// AOTInductor's, same weights and shape. Kernel times are medians of the kernels' own profiler
+// events (the packages are compiled with kernel profiling on).
+struct AgainstInductor {
+  double ours_kernel_us = 0, inductor_kernel_us = 0, ours_mlp_us = 0, inductor_mlp_us = 0;
+};
+
+double median_event_us(const workbook::Profile& p, const std::string& needle) {
+  std::vector<double> us;
+  for (const auto& e : p.events())
+    if (e.name.find(needle) != std::string::npos) us.push_back(double(e.duration_ns()) / 1e3);
+  return us.empty() ? 0 : workbook::median(us);
+}
+
+AgainstInductor against_inductor(std::int64_t tokens, std::int64_t dim, std::int64_t hidden) {
+  torch::NoGradGuard inference;
+  namespace nn = torch::nn;
+  nn::Linear small(16, 16), gate(nn::LinearOptions(dim, hidden).bias(false)), up(nn::LinearOptions(dim, hidden).bias(false)),
+      down(nn::LinearOptions(hidden, dim).bias(false));
+  const auto h = torch::randn({tokens, dim});
+  const auto packages = workbook::build_aoti_packages(
+      {16, 16, tokens, dim, hidden,
+       {{"linear.weight", small->weight}, {"linear.bias", small->bias}, {"mlp.gate.weight", gate->weight},
+        {"mlp.up.weight", up->weight}, {"mlp.down.weight", down->weight}}});
+  workbook::AotiModel compiled(packages.mlp);
+  const auto gate_t = gate->weight.t(), up_t = up->weight.t(), down_t = down->weight.t();
+  auto ours = [&] { torch::mm(workbook::fused_gelu_mul(torch::mm(h, gate_t), torch::mm(h, up_t)), down_t); };
+  auto theirs = [&] { compiled.run(h); };
+  AgainstInductor r;
+  const auto t = workbook::interleaved_median_us({ours, theirs}, 3, 5);
+  r.ours_mlp_us = t[0];
+  r.inductor_mlp_us = t[1];
+  workbook::Session session;
+  for (int i = 0; i < 5; ++i) {
+    ours();
+    theirs();
+  }
+  session.step();
+  const auto profile = session.finish();
+  r.ours_kernel_us = median_event_us(profile, "workbook::fused_gelu_mul");
+  r.inductor_kernel_us = median_event_us(profile, "cpp_fused_gelu_mul");
+  return r;
 }
 
 // 3. The toolkit's overhead: one profiled run of a workload through our Session vs LibTorch's
@@ -213,6 +258,20 @@ int main(int argc, char** argv) {
       fused_us / eager_elementwise_us,
       fmt::format("{:.2f}x ({:.0f} vs {:.0f} us)", fused_us / eager_elementwise_us, fused_us, eager_elementwise_us),
       "reported", true);
+  if (!quick && workbook::aot_inductor_built()) {
+    try {
+      const AgainstInductor r = against_inductor(1024, 512, 2048);
+      const double kernel_speed = r.inductor_kernel_us / r.ours_kernel_us, mlp_ratio = r.ours_mlp_us / r.inductor_mlp_us;
+      row("fused_kernel_vs_inductor", "fused gelu x mul [1024, 2048]: our speed / Inductor's", kernel_speed,
+          fmt::format("{:.2f}x ({:.0f} vs {:.0f} us)", kernel_speed, r.ours_kernel_us, r.inductor_kernel_us), ">= 0.8x",
+          kernel_speed >= 0.8);
+      row("mlp_vs_aot_inductor", "GeGLU MLP (1024x512, hidden 2048), ours / AOTInductor's", mlp_ratio,
+          fmt::format("{:.2f}x ({:.0f} vs {:.0f} us)", mlp_ratio, r.ours_mlp_us, r.inductor_mlp_us), "<= 1.1x",
+          mlp_ratio <= 1.1);
+    } catch (const std::runtime_error& e) {
+      fmt::print(stderr, "workbook bench: AOTInductor figures left out: {}\n", e.what());
+    }
+  }
   row("session_vs_raw", "profiling via Session vs raw LibTorch calls", ours_ms / raw_ms,
       fmt::format("{:.2f}x ({:.1f} vs {:.1f} ms)", ours_ms / raw_ms, ours_ms, raw_ms), "<= 1.05x", ours_ms / raw_ms <= 1.05);
   row("key_averages_large", fmt::format("key_averages + table, {} events", large_n), large.key_averages_s,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/ci/libtorch2.sh — the second leg: the whole suite on Debian 13 (trixie) with its
-# LibTorch 2.6, built with Kineto. A minimal trixie root is made with debootstrap in
+# scripts/ci/libtorch2.sh [COMMAND...] — the second leg: the whole suite on Debian 13 (trixie) with
+# its LibTorch 2.6, built with Kineto. With a COMMAND (`run 6`, `check 9`: what `./workbook run|check
+# N --libtorch2` passes), that workbook command instead of the suite. A minimal trixie root is made with debootstrap in
 # .cache/trixie (git ignores it; reused while it exists), the dependencies are installed there by
 # the same scripts/setup-deps.sh, the source is bind-mounted in, and `./workbook test` runs
 # inside with its own build folder (build-libtorch2/), as C++20 with g++ 14. Whatever is mounted is unmounted again,
@@ -75,6 +76,9 @@ passed=()
 for var in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE OMP_WAIT_POLICY; do
   [ -n "${!var+set}" ] && passed+=("$var=${!var}")
 done
+[ $# -gt 0 ] || set -- test
+inner="cd /src && ./workbook $(printf '%q ' "$@")"
+[ "$1" = test ] && inner="$inner && ./workbook doctor"
 chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI="${CI:-}" "${passed[@]}" \
-  WORKBOOK_BUILD_DIR=/src/build-libtorch2 WORKBOOK_CXX_STANDARD=20 bash -c 'cd /src && ./workbook test && ./workbook doctor'
-echo "libtorch2: build and suite took $((SECONDS - start)) s"
+  WORKBOOK_BUILD_DIR=/src/build-libtorch2 WORKBOOK_CXX_STANDARD=20 bash -c "$inner"
+echo "libtorch2: '$*' took $((SECONDS - start)) s"

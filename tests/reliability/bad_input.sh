@@ -77,6 +77,8 @@ expect "float32" "$(lesson 06)" --dtype float64
 wb="$root/workbook"
 expect "unknown command 'frob'" "$wb" frob
 expect "no lesson 99" "$wb" run 99
+expect "no lesson 99" "$wb" run 99 --libtorch2
+expect "not a lesson number" "$wb" check x --libtorch2
 expect "not a lesson number" "$wb" hint x
 expect "optionally --all" "$wb" hint 3 --bogus
 expect "not a lesson number" "$wb" solution x
