@@ -4,6 +4,8 @@
 # the active BLAS: Debian's default reference BLAS is ~20x slower for LibTorch's CPU matmul.
 # --check only lists the missing packages (exit 1 when something is missing).
 # Uses only bash, coreutils, dpkg and apt: it runs before anything else is installed.
+# python3-setuptools: where LibTorch is 2.6 (Debian 13), AOTInductor compiles lesson 06's models
+# with python3-torch and needs it to build the generated code.
 set -euo pipefail
 
 PACKAGES=(
