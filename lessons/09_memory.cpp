@@ -174,10 +174,16 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
         "the saved activations are still alive and frees each saved buffer only once its node has run",
         fmt::format("peak {:.3f} MiB above the forward's start, reached by {} in {}; the forward ended at {:.3f} MiB",
                     mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
-  narrate("A free is recorded only for a block whose allocation LibTorch saw while profiling: the first recorded "
-          "step shows no free of the gradients made before the recording began (c10/core/CPUAllocator.cpp warns "
-          "'Memory block of unknown size was allocated before the profiling started'). That is why the steps' "
-          "numbers are measured from the forward's start.");
+  if (opt.warmup > 0 && steps.size() > 1) {
+    const std::int64_t first_frees = steps[0].at_forward_start - steps[0].at_step_start;
+    const std::int64_t later_frees = steps[1].at_forward_start - steps[1].at_step_start;
+    claim(first_frees == 0 && later_frees == -gradients,
+          "a free is recorded only for a block whose allocation LibTorch saw while profiling: the first recorded "
+          "step's zero_grad frees the warm-up step's gradients, yet records nothing (c10/core/CPUAllocator.cpp "
+          "warns 'Memory block of unknown size was allocated before the profiling started'; warm-up steps only "
+          "prepare the profiler, as Python's do). That is why the steps are measured from their forward's start",
+          fmt::format("bytes zero_grad freed: first recorded step {}, second {}", first_frees, later_frees));
+  }
 
   // 3. The figure and the table of allocations per op.
   std::vector<TimelineBand> bands;
