@@ -140,8 +140,8 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
         fmt::format("generated kernels per MLP call: {}, aten::gelu {}, aten::mul {}", kernels_in(mlp_ops_real),
                     count(mlp_ops_real, "aten::gelu"), count(mlp_ops_real, "aten::mul")));
   fmt::print("\nThe MLP's generated code ({}), the lines that matter:\n", (packages.folder / "mlp_code.txt").string());
-  for (const auto& line : code_lines_with(packages.mlp_code, {"reinterpret_tensor", "_mm_out", "cpp_fused", "tanh",
-                                                              "Vectorized", "std::move(buf"}, 16))
+  for (const auto& line : code_lines_with(packages.mlp_code, {"reinterpret_tensor", "_mm_out", "cpp_fused", "#pragma omp for",
+                                                              "in_out_ptr0[", "tanh", "Vectorized", "std::move(buf"}, 20))
     fmt::print("  {}\n", line);
   std::size_t shim_gemms = 0;
   for (std::size_t at = packages.mlp_code.find("aoti_torch_cpu_mm_out("); at != std::string::npos;
