@@ -343,11 +343,9 @@ int main(int argc, char** argv) {
                     {"--dim", "MLP model dimension", &dim_text},
                     {"--hidden", "MLP hidden dimension", &hidden_text},
                     {"--tokens", "MLP rows (batch x sequence)", &tokens_text}};
-  defaults.dtype = "float32";
+  defaults.float32_only_reason = "its fused kernel is float32";
   defaults.cpu_only_reason = "its fused gelu * mul is a CPU kernel (lesson 07 writes GPU kernels)";
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  if (opt.dtype != c10::ScalarType::Float)
-    usage_error(defaults.program, "--dtype: this lesson runs in float32 (its fused kernel is float32)");
   const std::int64_t iterations = size_flag(defaults.program, "--iterations", iterations_text, 1000000);
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);

@@ -106,12 +106,10 @@ int run(const LessonOptions& opt, int iterations) {
 int main(int argc, char** argv) {
   LessonDefaults defaults("lesson07", "07_bias_epilogue",
                           "Lesson 07: matmul + bias on the GPU three ways, in CUDA C++ (needs a CUDA GPU)", 4096);
-  defaults.dtype = "float32";
+  defaults.float32_only_reason = "its kernels are float32";
   std::string iterations = "50";
   defaults.extra = {{"--iterations", "timed runs per way (median reported)", &iterations}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  if (opt.dtype != c10::ScalarType::Float)
-    usage_error(defaults.program, "--dtype: lesson 07's kernels are float32 only (got " + opt.dtype_name() + ")");
   const int runs = int(size_flag(defaults.program, "--iterations", iterations, 100000));
   // Without a GPU (or without nvcc) lesson07::NoGpu becomes one line and exit status 1.
   return run_reporting_errors(defaults.program, [&] { return run(opt, runs); });

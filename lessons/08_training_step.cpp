@@ -14,14 +14,12 @@
 #include "workbook/key_averages.h"
 #include "workbook/lesson_cli.h"
 #include "workbook/lesson_output.h"
-#include "workbook/region.h"
 #include "workbook/session.h"
+#include "workbook/training_memory.h"
 
 namespace {
 
 using namespace workbook;
-
-const char* const kPhases[] = {"zero_grad", "forward", "loss", "backward", "optimizer"};
 
 double mean_us(const Profile& p, const char* region) {
   const auto ids = p.find(region);
@@ -54,27 +52,7 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   const Schedule schedule(1, opt.warmup, opt.steps);
   Session session(schedule, recording);
   for (int step = 0; step < schedule.total_steps(); ++step) {
-    {
-      Region r("zero_grad");
-      zero_grad(*model, /*set_to_none=*/step % 2 == 0);
-    }
-    torch::Tensor prediction, loss;
-    {
-      Region r("forward");
-      prediction = model->forward(x);
-    }
-    {
-      Region r("loss");
-      loss = torch::mse_loss(prediction, target);
-    }
-    {
-      Region r("backward");
-      loss.backward();
-    }
-    {
-      Region r("optimizer");
-      optimizer->step();
-    }
+    training_step(model, x, target, *optimizer, /*set_to_none=*/step % 2 == 0);
     session.step();
   }
   const Profile profile = session.finish();
@@ -84,7 +62,7 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   fmt::print("\n{:<10} {:>12} {:>16}\n", "phase", "us per step", "GFLOP per step");
   std::map<std::string, double> phase_us;
   const double steps = double(profile.find_prefix("ProfilerStep#").size());
-  for (const char* phase : kPhases) {
+  for (const char* phase : kTrainingPhases) {
     phase_us[phase] = mean_us(profile, phase);
     fmt::print("{:<10} {:>12.1f} {:>16.4f}\n", phase, phase_us[phase], double(flops_under(profile, phase)) / steps / 1e9);
   }

@@ -214,10 +214,8 @@ int main(int argc, char** argv) {
   defaults.steps = 2;
   std::string dim_text = "256", hidden_text = "1024";
   defaults.extra = {{"--dim", "model width", &dim_text}, {"--hidden", "hidden width", &hidden_text}};
-  defaults.dtype = "float32";
+  defaults.float32_only_reason = "its byte counts are 4 per element";
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  if (opt.dtype != c10::ScalarType::Float)
-    usage_error(defaults.program, "--dtype: this lesson runs in float32 (its byte counts are 4 per element)");
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
   return run_reporting_errors(defaults.program, [&] { return run(opt, dim, hidden); });

@@ -109,7 +109,7 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   remove_partial_files_on_interrupt();
   CLI::App app(d.description, d.program);
   std::int64_t size = d.size;
-  std::string dtype_text = d.dtype, device_text = "auto", out_text = "traces";
+  std::string dtype_text = d.float32_only_reason.empty() ? d.dtype : "float32", device_text = "auto", out_text = "traces";
   int steps = d.steps, warmup = d.warmup;
   // LibTorch's own choice (1 on a 2-core machine), not every core: OpenBLAS runs its own thread
   // pool, and extra OpenMP workers beside it made lesson 04's GEMMs 1.5x slower on 2 cores.
@@ -170,6 +170,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   } catch (const std::invalid_argument& e) {
     usage_error(d.program, std::string("--dtype: ") + e.what());
   }
+  if (!d.float32_only_reason.empty() && o.dtype != c10::ScalarType::Float)
+    usage_error(d.program, "--dtype: this lesson runs in float32 (" + d.float32_only_reason + ")");
   // Three n x n operands plus results must fit comfortably in memory.
   const std::int64_t bytes = 4 * size * size * std::int64_t(c10::elementSize(o.dtype));
   if (bytes > physical_memory_bytes() / 2)

@@ -10,6 +10,31 @@
 
 namespace workbook {
 
+void training_step(Geglu& model, const torch::Tensor& x, const torch::Tensor& target,
+                   torch::optim::Optimizer& optimizer, bool set_to_none) {
+  torch::Tensor prediction, loss;
+  {
+    Region r("zero_grad");
+    zero_grad(*model, set_to_none);
+  }
+  {
+    Region r("forward");
+    prediction = model->forward(x);
+  }
+  {
+    Region r("loss");
+    loss = torch::mse_loss(prediction, target);
+  }
+  {
+    Region r("backward");
+    loss.backward();
+  }
+  {
+    Region r("optimizer");
+    optimizer.step();
+  }
+}
+
 Profile record_training_steps(Geglu& model, const torch::Tensor& x, const torch::Tensor& target, int warmup,
                               int steps, double learning_rate) {
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(learning_rate));
@@ -19,31 +44,9 @@ Profile record_training_steps(Geglu& model, const torch::Tensor& x, const torch:
   const Schedule schedule(0, warmup, steps);
   Session session(schedule, recording);
   for (int step = 0; step < schedule.total_steps(); ++step) {
-    {
-      // The step's tensors die at this block's end, inside the step: each step then ends holding
-      // only the new gradients, and the next step's zero_grad frees them.
-      torch::Tensor prediction, loss;
-      {
-        Region r("zero_grad");
-        zero_grad(*model, /*set_to_none=*/true);
-      }
-      {
-        Region r("forward");
-        prediction = model->forward(x);
-      }
-      {
-        Region r("loss");
-        loss = torch::mse_loss(prediction, target);
-      }
-      {
-        Region r("backward");
-        loss.backward();
-      }
-      {
-        Region r("optimizer");
-        optimizer.step();
-      }
-    }
+    // The step's tensors die inside it: each step then ends holding only the new gradients, and
+    // the next step's zero_grad frees them.
+    training_step(model, x, target, optimizer, /*set_to_none=*/true);
     session.step();
   }
   return session.finish();

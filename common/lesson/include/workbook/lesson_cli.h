@@ -38,6 +38,9 @@ struct LessonDefaults {
   /// Why the lesson runs on the CPU only (empty: it runs anywhere). Then --device auto means the
   /// CPU, saying so in one line where a GPU is there, and --device cuda is an error.
   std::string cpu_only_reason;
+  /// Why the lesson runs in float32 only (empty: any dtype). Then float32 is the default and any
+  /// other --dtype is a usage error giving this reason.
+  std::string float32_only_reason;
   std::vector<ExtraFlag> extra; ///< the lesson's own flags
 };
 

@@ -1,8 +1,10 @@
 #pragma once
 /// \file
-/// \brief Lesson 09's measurement: training steps of the GeGLU MLP recorded with profile_memory,
-/// and what one step keeps alive above the moment its forward began.
+/// \brief The GeGLU MLP's training step with a region per phase (lessons 08 and 09), and lesson
+/// 09's measurement: steps recorded with profile_memory and what each keeps alive above the
+/// moment its forward began.
 
+#include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -16,6 +18,12 @@ namespace workbook {
 
 /// The phases of one training step, each recorded as a region of this name, in this order.
 inline const char* const kTrainingPhases[] = {"zero_grad", "forward", "loss", "backward", "optimizer"};
+
+/// One training step of `model` on (x, target), each phase inside a Region named as in
+/// kTrainingPhases: zero_grad (setting to none or zeroing), forward, MSE loss, backward, the
+/// optimizer's step. Its tensors die when it returns.
+void training_step(Geglu& model, const torch::Tensor& x, const torch::Tensor& target,
+                   torch::optim::Optimizer& optimizer, bool set_to_none);
 
 /// Runs `warmup` + `steps` training steps of `model` on (x, target) — zero_grad setting the
 /// gradients to none, forward, MSE loss, backward, SGD without momentum — under a session with
