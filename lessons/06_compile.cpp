@@ -154,12 +154,13 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
         fmt::format("aoti_torch_cpu_mm_out calls in the generated code: {}; aten::mm per call in the profile: {}",
                     shim_gemms, count(mlp_ops_real, "aten::mm")));
   const bool vectorised = packages.mlp_code.find("at::vec::Vectorized") != std::string::npos;
+  const bool reuses = packages.mlp_code.find("// reuse") != std::string::npos;
   narrate(fmt::format(
-      "reinterpret_tensor_wrapper(weight, 2, sizes, strides) is the transposed weight: sizes and strides swapped "
-      "over the same storage, worked out at compile time, so no aten::t runs per call. The buffer of the gate's "
-      "GEMM is reused for the fused kernel's output (\"reuse\"): one [tokens, hidden] allocation fewer. The "
-      "generated gelu * mul loop is {} (Inductor's vector ISA here: {}; it vectorises only for an ISA whose test "
-      "build succeeds, torch/_inductor/cpu_vec_isa.py).",
+      "In the lines above, reinterpret_tensor_wrapper(weight, 2, sizes, strides) is each transposed weight: "
+      "sizes and strides fixed in the generated code over the weight's own storage, so no aten::t runs per "
+      "call.{} The generated gelu * mul loop is {} (Inductor's vector ISA here: {}; it vectorises only for an "
+      "ISA whose test build succeeds, torch/_inductor/cpu_vec_isa.py).",
+      reuses ? " A buffer marked \"// reuse\" takes over an earlier one instead of a new allocation." : "",
       vectorised ? "vectorised with at::vec::Vectorized" : "scalar, std::tanh per element",
       packages.vector_isa.empty() ? "none" : packages.vector_isa));
 }

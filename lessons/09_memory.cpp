@@ -174,15 +174,17 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
         "the saved activations are still alive and frees each saved buffer only once its node has run",
         fmt::format("peak {:.3f} MiB above the forward's start, reached by {} in {}; the forward ended at {:.3f} MiB",
                     mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
-  if (opt.warmup > 0 && steps.size() > 1) {
+  if (steps.size() > 1) {
     const std::int64_t first_frees = steps[0].at_forward_start - steps[0].at_step_start;
     const std::int64_t later_frees = steps[1].at_forward_start - steps[1].at_step_start;
-    claim(first_frees == 0 && later_frees == -gradients,
-          "a free is recorded only for a block whose allocation LibTorch saw while profiling: the first recorded "
-          "step's zero_grad frees the warm-up step's gradients, yet records nothing (c10/core/CPUAllocator.cpp "
-          "warns 'Memory block of unknown size was allocated before the profiling started'; warm-up steps only "
-          "prepare the profiler, as Python's do). That is why the steps are measured from their forward's start",
-          fmt::format("bytes zero_grad freed: first recorded step {}, second {}", first_frees, later_frees));
+    if (opt.warmup > 0 && first_frees != later_frees)
+      narrate(fmt::format(
+          "The first recorded step's zero_grad frees the warm-up step's gradients too, yet the profile records "
+          "{} bytes freed, not {}: the allocator reports a free only with a size it recorded while profiling "
+          "(c10/core/CPUAllocator.cpp warns 'Memory block of unknown size was allocated before the profiling "
+          "started'; warm-up steps only prepare the profiler, as Python's do). That is why each step is measured "
+          "from its forward's start.",
+          first_frees, -gradients));
   }
 
   // 3. The figure and the table of allocations per op.
@@ -196,8 +198,14 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   const KeyAverages averages(profile);
   const std::string table = averages.table("self_cpu_memory_usage", 12);
   fmt::print("\nkey_averages sorted by self_cpu_memory_usage (Python's sort_by=\"self_cpu_memory_usage\"):\n{}", table);
-  narrate("Self CPU Mem nets each op's own allocations against its own frees: a node that frees the buffers it "
-          "saved shows negative bytes, the ops that allocate show positive ones.");
+  const KeyAverage* releasing = averages.find("autograd::engine::evaluate_function: MulBackward0");
+  const KeyAverage* allocating = averages.find("aten::mul");
+  claim(releasing && allocating && releasing->self_cpu_memory_bytes < 0 && allocating->self_cpu_memory_bytes > 0,
+        "Self CPU Mem nets each op's own allocations against its own frees: the autograd node that frees the "
+        "buffers it saved shows negative bytes (below the rows printed), the ops that allocate show positive ones",
+        fmt::format("Self CPU Mem: autograd::engine::evaluate_function: MulBackward0 {}, aten::mul {}",
+                    releasing ? format_memory(releasing->self_cpu_memory_bytes) : "no row",
+                    allocating ? format_memory(allocating->self_cpu_memory_bytes) : "no row"));
   auto files = write_outputs(profile, averages, table, opt.out, opt.tag(), "Lesson 09 · memory · " + opt.tag());
   print_written(files);
   fmt::print("{}\n", (opt.out / "memory.svg").string());
