@@ -43,18 +43,7 @@ Profile profile_calls(const std::string& region_name, const Forward& forward, in
   return session.finish();
 }
 
-std::string op_counts(const Profile& p, const std::string& region) {
-  const auto regions = p.find(region);
-  if (regions.empty()) return "";
-  std::map<std::string, int> counts;
-  for (auto d : p.descendants(regions.front()))
-    if (p[d].category == Category::cpu_op) ++counts[p[d].name];
-  std::string out;
-  for (const auto& [name, n] : counts) out += fmt::format(" {} x{}", name, n);
-  return out;
-}
-
-// What one profiled call ran: its ops (cpu_op events beneath the region), per call.
+// The ops one call ran (cpu_op events beneath its region), averaged over the recorded calls.
 std::map<std::string, std::size_t> ops_per_call(const Profile& p, const std::string& region) {
   std::map<std::string, std::size_t> counts;
   const auto regions = p.find(region);
@@ -253,7 +242,7 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
   const Profile p_eager = profile_calls("eager_linear", eager, opt.steps);
   const Profile p_compiled = profile_calls("compiled_linear", compiled, opt.steps);
   fmt::print("\nnn::Linear({0}, {0}) on [{0}, {0}], one forward:\n  eager:   {1}\n  compiled:{2}\n", n,
-             op_counts(p_eager, "eager_linear"), op_counts(p_compiled, "compiled_linear"));
+             joined(ops_per_call(p_eager, "eager_linear")), joined(ops_per_call(p_compiled, "compiled_linear")));
   const auto linear_ops = [](const Profile& p, const std::string& region, const char* op) {
     std::size_t count = 0;
     for (auto r : p.find(region)) count += p.count_under(r, op);
@@ -299,7 +288,7 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
   const Profile m_eager = profile_calls("eager_mlp", mlp_eager, opt.steps);
   const Profile m_compiled = profile_calls("compiled_mlp", mlp_compiled, opt.steps);
   fmt::print("\nGeGLU MLP (dim {}, hidden {}, {} tokens), one forward:\n  eager:   {}\n  compiled:{}\n", dim, hidden,
-             tokens, op_counts(m_eager, "eager_mlp"), op_counts(m_compiled, "compiled_mlp"));
+             tokens, joined(ops_per_call(m_eager, "eager_mlp")), joined(ops_per_call(m_compiled, "compiled_mlp")));
   const auto [mlp_eager_us, mlp_compiled_us] = host_times_us(mlp_eager, mlp_compiled, 3, 5);
   fmt::print("MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, compiled {:.1f} us -> "
              "compiled/eager = {:.2f}\n",
