@@ -2,8 +2,8 @@
 // Until you write it, the function below throws "not implemented yet" and the checks fail.
 #include "01_matmul_add.h"
 
-#include "workbook/not_implemented.h"
-#include "workbook/region.h"
+#include "workbook/lesson/not_implemented.h"
+#include "workbook/profiler/region.h"
 
 namespace exercises {
 

@@ -8,17 +8,17 @@
 #include <filesystem>
 #include <vector>
 
-#include "workbook/profile.h"
-#include "workbook/session.h"
+#include "workbook/profiler/profile.h"
+#include "workbook/profiler/session.h"
 
 namespace exercises {
 
 //! [contract]
 /// What one profiling cycle saw.
 struct CycleGaps {
-  std::filesystem::path trace;   ///< the cycle's chrome trace, written as the cycle ended
-  int recorded_steps = 0;        ///< ProfilerStep#N regions in that trace
-  double first_gap_us = 0;       ///< matmul_add start -> aten::matmul start in the cycle's first recorded step
+  std::filesystem::path trace;     ///< the cycle's chrome trace, written as the cycle ended
+  int recorded_steps = 0;          ///< ProfilerStep#N regions in that trace
+  double first_gap_us = 0;         ///< matmul_add start -> aten::matmul start in the cycle's first recorded step
   double median_other_gap_us = 0;  ///< the same gap, median over the cycle's other recorded steps
 };
 

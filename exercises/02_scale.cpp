@@ -2,7 +2,7 @@
 // Until you write them, the functions below throw "not implemented yet" and the checks fail.
 #include "02_scale.h"
 
-#include "workbook/not_implemented.h"
+#include "workbook/lesson/not_implemented.h"
 
 namespace exercises {
 

@@ -2,7 +2,7 @@
 // Until you write it, the function below throws "not implemented yet" and the checks fail.
 #include "05_mlp.h"
 
-#include "workbook/not_implemented.h"
+#include "workbook/lesson/not_implemented.h"
 
 namespace exercises {
 

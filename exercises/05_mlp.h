@@ -6,20 +6,20 @@
 #include <string>
 #include <vector>
 
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 namespace exercises {
 
 //! [contract]
 /// One stage of the GeGLU forward, averaged over the recorded forwards.
 struct StageTime {
-  std::string stage;          ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
-  double total_us = 0;        ///< mean total time of the stage's region per forward
-  double self_us = 0;         ///< mean self time of the region itself (time no op beneath it covers)
-  double gemm_us = 0;         ///< mean total time of the GEMMs beneath it (aten::mm, aten::addmm)
-  double gemm_share = 0;      ///< gemm_us / total_us
-  std::int64_t flops = 0;     ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
-  double gemm_gflops = 0;     ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul)
+  std::string stage;       ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
+  double total_us = 0;     ///< mean total time of the stage's region per forward
+  double self_us = 0;      ///< mean self time of the region itself (time no op beneath it covers)
+  double gemm_us = 0;      ///< mean total time of the GEMMs beneath it (aten::mm, aten::addmm)
+  double gemm_share = 0;   ///< gemm_us / total_us
+  std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
+  double gemm_gflops = 0;  ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul)
 };
 
 /// Lesson 05 gave one split for the whole forward; here it is per stage. `profile` holds

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "workbook/compile.h"
+#include "workbook/support/compile.h"
 
 namespace exercises {
 
@@ -18,7 +18,7 @@ namespace exercises {
 /// here there are three weights, and the code must stay right while a training loop runs.
 ///
 /// Specialisations live in a workbook::SpecialisationCache guarded over the input and all three
-/// weights (Dynamo's rules, see workbook/compile.h). Each entry needs its own prepared weights.
+/// weights (Dynamo's rules, see workbook/support/compile.h). Each entry needs its own prepared weights.
 /// Past the cache's size limit a call runs eager (the three Linears, torch::gelu, the multiply);
 /// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.
 class CompiledGegluMlp {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "workbook/host_device.h"
+#include "workbook/support/host_device.h"
 
 namespace exercises {
 
@@ -17,7 +17,7 @@ enum class Activation { none, relu, gelu_tanh };
 /// What a GEMM's epilogue needs besides the accumulator: the bias, one value per output column
 /// (length N, the Linear's out_features), and an optional activation.
 struct BiasEpilogue {
-  const float* bias = nullptr;                ///< N values
+  const float* bias = nullptr;               ///< N values
   Activation activation = Activation::none;  ///< applied after the bias
   const float* residual = nullptr;           ///< optional [M, N] values added last (a skip connection)
   int residual_stride = 0;                   ///< elements from one residual row to the next

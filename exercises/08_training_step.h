@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 namespace exercises {
 
@@ -22,10 +22,11 @@ struct TrainingStep {
 
 /// Where a training loop's time went, per recorded step.
 struct PhaseReport {
-  std::map<std::string, double> phase_us;  ///< mean total µs per step of "zero_grad", "forward", "loss", "backward", "optimizer"
-  std::string dominant;                    ///< the phase with the most time
-  double backward_over_forward = 0;        ///< phase_us["backward"] / phase_us["forward"]
-  workbook::Profile profile;               ///< what was recorded
+  std::map<std::string, double>
+      phase_us;          ///< mean total µs per step of "zero_grad", "forward", "loss", "backward", "optimizer"
+  std::string dominant;  ///< the phase with the most time
+  double backward_over_forward = 0;  ///< phase_us["backward"] / phase_us["forward"]
+  workbook::Profile profile;         ///< what was recorded
 };
 
 /// Runs `steps` recorded training steps (after one warm-up step) under the profiler, each phase

@@ -2,7 +2,7 @@
 // Until you write it, the function below throws "not implemented yet" and the checks fail.
 #include "10_shapes_flame.h"
 
-#include "workbook/not_implemented.h"
+#include "workbook/lesson/not_implemented.h"
 
 namespace exercises {
 

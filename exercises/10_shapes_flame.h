@@ -4,18 +4,18 @@
 
 #include <string>
 
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 namespace exercises {
 
 //! [contract]
 /// The most expensive (op, input shapes) pair of a profile.
 struct ShapeCost {
-  std::string op;             ///< e.g. "aten::mm"
-  std::string input_shapes;   ///< Python's str() of the shapes, e.g. "[[512, 512], [512, 512]]"
-  double self_us = 0;         ///< its self CPU time, summed over its calls
-  int calls = 0;              ///< how many calls had these shapes
-  double share = 0;           ///< self_us over the self time of all events of the profile
+  std::string op;            ///< e.g. "aten::mm"
+  std::string input_shapes;  ///< Python's str() of the shapes, e.g. "[[512, 512], [512, 512]]"
+  double self_us = 0;        ///< its self CPU time, summed over its calls
+  int calls = 0;             ///< how many calls had these shapes
+  double share = 0;          ///< self_us over the self time of all events of the profile
 };
 
 /// Among the profile's operators (not regions: ProfilerStep#N and your own labels have self time

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -54,16 +54,18 @@ int run(const workbook::LessonOptions& opt) {
 
   fmt::print("\nmatmul_add at n={} ({}, {}): {} steps, {} recorded, {} events\n", opt.size, opt.dtype_name(),
              opt.device_name(), schedule.total_steps(), opt.steps, profile.size());
-  narrate("The chain to look for: ProfilerStep#N -> matmul_add -> aten::matmul -> aten::mm, and aten::add "
-          "beside aten::matmul. Here is the first recorded step as a tree:");
+  narrate(
+      "The chain to look for: ProfilerStep#N -> matmul_add -> aten::matmul -> aten::mm, and aten::add "
+      "beside aten::matmul. Here is the first recorded step as a tree:");
   const auto steps = profile.find_prefix("ProfilerStep#");
   if (!steps.empty()) fmt::print("{}", format_tree(profile, steps.front(), 4));
 
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
 
-  narrate("Self time is an op's own time, total time includes its children: aten::matmul has a large total but "
-          "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
-          "percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
+  narrate(
+      "Self time is an op's own time, total time includes its children: aten::matmul has a large total but "
+      "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
+      "percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
 
   fmt::print("per recorded step: its total, its self time, and the gap from matmul_add's start to aten::matmul's\n");
   std::vector<double> gaps, step_self;
@@ -92,7 +94,9 @@ int run(const workbook::LessonOptions& opt) {
   for (int k = 0; k < int(step_us.size()); ++k) {
     const auto action = schedule.action(k);
     fmt::print("{}{:.1f} us ({})", k ? ", " : "", step_us[std::size_t(k)],
-               action == Schedule::Action::none ? "wait: profiler off" : action == Schedule::Action::warmup ? "warm-up" : "recorded");
+               action == Schedule::Action::none     ? "wait: profiler off"
+               : action == Schedule::Action::warmup ? "warm-up"
+                                                    : "recorded");
   }
   fmt::print("\n");
   if (step_self.size() >= 2) {
@@ -108,9 +112,10 @@ int run(const workbook::LessonOptions& opt) {
         total_self, total_steps, 100 * total_self / total_steps, step_self[0],
         median(std::vector<double>(step_self.begin() + 1, step_self.end()))));
   }
-  narrate("For comparison, at n=64 on an A100 (Part 1) the articles saw about 2.3 ms of self CPU time for 23 us of "
-          "GPU work, but about 1.78 ms of those 2.3 ms was a sync call waiting for 26 us of GPU work: overhead-bound. "
-          "On the CPU there is no asynchronous launch, so every op's time is spent right here, in this table.");
+  narrate(
+      "For comparison, at n=64 on an A100 (Part 1) the articles saw about 2.3 ms of self CPU time for 23 us of "
+      "GPU work, but about 1.78 ms of those 2.3 ms was a sync call waiting for 26 us of GPU work: overhead-bound. "
+      "On the CPU there is no asynchronous launch, so every op's time is spent right here, in this table.");
 
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
   return 0;
@@ -120,7 +125,7 @@ int run(const workbook::LessonOptions& opt) {
 
 int main(int argc, char** argv) {
   workbook::LessonDefaults defaults("lesson01", "01_matmul_add",
-                          "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule", 64);
+                                    "Lesson 01: profile add(matmul(x, w), b) with a wait/warmup/active schedule", 64);
   const workbook::LessonOptions opt = workbook::parse_lesson_flags(argc, argv, defaults);
   return workbook::run_reporting_errors(defaults.program, [&] { return run(opt); });
 }

@@ -10,15 +10,15 @@
 #include <chrono>
 #include <cstdio>
 
-#include "workbook/atomic_file.h"
-#include "workbook/chrome_trace.h"
-#include "workbook/gpu_analysis.h"
-#include "workbook/key_averages.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/svg.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/gpu_analysis.h"
+#include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/profiler/svg.h"
 
 namespace {
 
@@ -127,7 +127,8 @@ int replay(const LessonOptions& opt, const std::string& trace) {
   const Profile profile = load_chrome_trace(trace);
   const GpuAnalysis analysis = analyze_gpu(profile);
   fmt::print("\n{} ({} events), recorded on a GPU machine; nothing below ran here\n\n", trace, profile.size());
-  if (analysis.devices.empty()) throw std::runtime_error(trace + ": no device activity (kernels, copies, fills) to replay");
+  if (analysis.devices.empty())
+    throw std::runtime_error(trace + ": no device activity (kernels, copies, fills) to replay");
   fmt::print("{}", format_gpu_analysis(analysis, 5));
   const std::string figure_name = std::filesystem::path(trace).stem().string() + "_gpu.svg";
   write_file_atomically(opt.out / figure_name, gpu_utilisation_svg(analysis, trace));
@@ -160,7 +161,8 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
     if (traces) {
       const std::string tag = fmt::format("{}_{}_{}", sizes[i], opt.dtype_name(), opt.device_name());
       const KeyAverages averages(profiles.back());
-      write_outputs(profiles.back(), averages, averages.table("cpu_time_total", 15), opt.out, tag, "Lesson 02 · n=" + tag);
+      write_outputs(profiles.back(), averages, averages.table("cpu_time_total", 15), opt.out, tag,
+                    "Lesson 02 · n=" + tag);
     }
   }
   // The fixed cost of a step: the smallest size's step, whose arithmetic is negligible.
@@ -187,24 +189,25 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   for (const Row& r : rows) {
     const char* regime = r.compute_bound() ? "compute-bound" : "overhead-bound";
     if (!crossover && r.compute_bound()) crossover = &r;
-    fmt::print("{:>6}  {:>11.1f}  {:>11.1f}  {:>12.1f}  {:>11.1f}  {:>5.2f}  {:>9.2f}  {:>7.1f}%  {}\n", r.n,
-               r.step_us, r.ops_self_us, r.compute_us, r.step_us - r.compute_us, std::min(r.busy, 9.99), r.gflops,
+    fmt::print("{:>6}  {:>11.1f}  {:>11.1f}  {:>12.1f}  {:>11.1f}  {:>5.2f}  {:>9.2f}  {:>7.1f}%  {}\n", r.n, r.step_us,
+               r.ops_self_us, r.compute_us, r.step_us - r.compute_us, std::min(r.busy, 9.99), r.gflops,
                100 * r.gflops / ceiling, regime);
     csv += fmt::format("{},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.3f},{:.4f},{}\n", r.n, r.step_us, r.ops_self_us,
                        r.compute_us, r.step_us - r.compute_us, r.busy, r.gflops, r.gflops / ceiling, regime);
   }
   fmt::print("\ncrossover: {}\n", crossover ? fmt::format("n = {} is the first compute-bound size", crossover->n)
-                                             : std::string("none in this range: every size is overhead-bound"));
+                                            : std::string("none in this range: every size is overhead-bound"));
 
-  narrate("Busy fraction = the time that grows with the work / the step's time; a size is compute-bound when "
-          "it is at least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the "
-          "BLAS call's set-up, the profiler's bookkeeping) plus the work beyond it: the arithmetic, 2n^3 + n^2 "
-          "flops, and whatever else grows with n (moving the n^2 output and bias is memory-bound work, counted "
-          "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look at "
-          "the 'mm+add self' column: at small n it is most of the step, yet the GEMM inside needs a fraction "
-          "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
-          "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
-          "until the step is compute-bound.");
+  narrate(
+      "Busy fraction = the time that grows with the work / the step's time; a size is compute-bound when "
+      "it is at least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the "
+      "BLAS call's set-up, the profiler's bookkeeping) plus the work beyond it: the arithmetic, 2n^3 + n^2 "
+      "flops, and whatever else grows with n (moving the n^2 output and bias is memory-bound work, counted "
+      "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look at "
+      "the 'mm+add self' column: at small n it is most of the step, yet the GEMM inside needs a fraction "
+      "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
+      "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
+      "until the step is compute-bound.");
   narrate(fmt::format(
       "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
       "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, but about 1.78 ms of those 2.3 ms was a "
@@ -246,10 +249,11 @@ int main(int argc, char** argv) {
   LessonDefaults defaults("lesson02", "02_scale",
                           "Lesson 02: sweep matmul + bias over sizes; overhead-bound vs compute-bound");
   std::string sizes_text, max_size_text, traces, from_trace;
-  defaults.extra = {{"--sizes", "comma-separated sizes (default: powers of two, 16..2048 on CPU, 64..4096 on CUDA)", &sizes_text},
-                    {"--max-size", "largest power of two in the default sweep", &max_size_text},
-                    {"--traces", "also write each size's trace, table and timeline", &traces, true},
-                    {"--from-trace", "replay a Kineto trace recorded on a GPU instead of running (no GPU needed)", &from_trace}};
+  defaults.extra = {
+      {"--sizes", "comma-separated sizes (default: powers of two, 16..2048 on CPU, 64..4096 on CUDA)", &sizes_text},
+      {"--max-size", "largest power of two in the default sweep", &max_size_text},
+      {"--traces", "also write each size's trace, table and timeline", &traces, true},
+      {"--from-trace", "replay a Kineto trace recorded on a GPU instead of running (no GPU needed)", &from_trace}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   if (!from_trace.empty())
     return workbook::run_reporting_errors(defaults.program, [&] { return replay(opt, from_trace); });

@@ -8,12 +8,12 @@
 #include <algorithm>
 #include <set>
 
-#include "workbook/inspect.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/machine.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/lesson/machine.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/inspect.h"
 
 namespace {
 
@@ -86,9 +86,10 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
         "W.t() is a view: same storage, same data pointer, strides swapped",
         fmt::format("W strides [{}], W.t() strides [{}], data {} vs {}", fmt::join(w.strides, ", "),
                     fmt::join(wt.strides, ", "), w.data, wt.data));
-  narrate("aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
-          "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
-          "flag) and reads W where it lies.");
+  narrate(
+      "aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
+      "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
+      "flag) and reads W where it lies.");
 
   // A small and a large Linear in one run: the view's cost stays put, the copy's grows with n^2.
   torch::nn::Linear big(large, large);
@@ -97,7 +98,8 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   fmt::print("\n{:<28} {:>14} {:>14}\n", "fastest call", fmt::format("{}x{}", out, in),
              fmt::format("{}x{}", large, large));
   for (const char* op : {"aten::t", "aten::contiguous"})
-    fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op), fastest_total_us(big_profile, op));
+    fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op),
+               fastest_total_us(big_profile, op));
   std::set<std::string> beneath_t;
   std::size_t t_allocations = 0;
   for (auto t : profile.find("aten::t"))
@@ -108,14 +110,17 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   const bool only_views = std::all_of(beneath_t.begin(), beneath_t.end(), [](const std::string& n) {
     return n == "aten::transpose" || n == "aten::as_strided";
   });
-  claim(only_views && t_allocations == 0, "beneath aten::t there are only views (aten::transpose, aten::as_strided), no allocation",
-        fmt::format("ops beneath aten::t: [{}]; allocations beneath it: {}", fmt::join(beneath_t, ", "), t_allocations));
+  claim(
+      only_views && t_allocations == 0,
+      "beneath aten::t there are only views (aten::transpose, aten::as_strided), no allocation",
+      fmt::format("ops beneath aten::t: [{}]; allocations beneath it: {}", fmt::join(beneath_t, ", "), t_allocations));
   std::size_t copies = 0;
   for (auto c : profile.find("aten::contiguous")) copies += profile.count_under(c, "aten::copy_");
   claim(copies > 0, "beneath aten::contiguous, aten::copy_ moves every element of the weight",
         fmt::format("{} aten::copy_ beneath {} aten::contiguous calls", copies, profile.count("aten::contiguous")));
 
-  report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
+  report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(),
+                 "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
   return 0;
 }
 

@@ -11,11 +11,11 @@
 #include <functional>
 #include <map>
 
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -45,7 +45,8 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   print_lesson_header("Lesson 04 · The bias lives in the GEMM: addmm's epilogue");
   torch::manual_seed(0);
   const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
-  const torch::Tensor x = torch::randn({m, k}, options), w = torch::randn({n, k}, options), b = torch::randn({n}, options);
+  const torch::Tensor x = torch::randn({m, k}, options), w = torch::randn({n, k}, options),
+                      b = torch::randn({n}, options);
   torch::nn::Linear linear(k, n);
   linear->to(opt.device, opt.dtype);
   {
@@ -60,7 +61,8 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   };
   const torch::Tensor reference = variants[0].forward();
   for (const Variant& v : variants)
-    if (!torch::allclose(v.forward(), reference, 1e-2, 1e-2)) throw std::runtime_error(std::string(v.name) + " differs");
+    if (!torch::allclose(v.forward(), reference, 1e-2, 1e-2))
+      throw std::runtime_error(std::string(v.name) + " differs");
 
   fmt::print("\ny = x W^T + b with x [{}, {}], W [{}, {}], b [{}] ({}, {}): three forwards per step\n", m, k, n, k, n,
              opt.dtype_name(), opt.device_name());
@@ -91,17 +93,20 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
     for (auto d : profile.descendants(r))
       allocations[v.name] += profile[d].category == Category::memory && profile[d].bytes >= out_bytes;
     adds[v.name] = int(profile.count_under(r, "aten::add"));
-    for (auto mm : profile.under(r, "aten::addmm")) copies_in_addmm[v.name] += int(profile.count_under(mm, "aten::copy_"));
+    for (auto mm : profile.under(r, "aten::addmm"))
+      copies_in_addmm[v.name] += int(profile.count_under(mm, "aten::copy_"));
     fmt::print("{:<10} {:>8} {:>8} {:>8} {:>8} {:>16}\n", v.name, profile.count_under(r, "aten::addmm"),
                profile.count_under(r, "aten::mm"), adds[v.name], profile.count_under(r, "aten::copy_"),
                allocations[v.name]);
   }
   claim(adds["unfused"] == 1 && adds["fused"] == 0 && adds["linear"] == 0,
         "only the unfused forward has an aten::add; addmm and nn::Linear add the bias inside the op",
-        fmt::format("aten::add per forward: unfused {}, fused {}, linear {}", adds["unfused"], adds["fused"], adds["linear"]));
+        fmt::format("aten::add per forward: unfused {}, fused {}, linear {}", adds["unfused"], adds["fused"],
+                    adds["linear"]));
   claim(allocations["unfused"] == allocations["fused"] + 1,
         "the unfused forward allocates one more [M, N] buffer than the fused one",
-        fmt::format("[M, N] allocations per forward: unfused {}, fused {}", allocations["unfused"], allocations["fused"]));
+        fmt::format("[M, N] allocations per forward: unfused {}, fused {}", allocations["unfused"],
+                    allocations["fused"]));
   if (!opt.device.is_cuda())
     claim(copies_in_addmm["fused"] >= 1,
           "on the CPU, addmm first copies the broadcast bias into its output (aten::copy_ beneath aten::addmm)",
@@ -111,18 +116,20 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   const double mib = double(1 << 20);
   const double unfused_bytes = double((3 * m * n + n) * elem), cpu_fused_bytes = double((3 * m * n + n) * elem),
                epilogue_bytes = double((m * n + n) * elem);
-  fmt::print("\nbytes through memory for the output, per forward (from the shapes):\n"
-             "  unfused mm + add : mm writes [M,N]; add reads it and b, writes a second [M,N]   {:8.2f} MiB\n"
-             "  addmm on the CPU : copy_ writes b broadcast to [M,N]; the BLAS (beta = 1) reads\n"
-             "                     it back and writes the result                                {:8.2f} MiB\n"
-             "  GPU epilogue     : the GEMM adds b in registers and stores [M,N] once           {:8.2f} MiB\n",
-             unfused_bytes / mib, cpu_fused_bytes / mib, epilogue_bytes / mib);
-  narrate("So on the CPU the fused path moves as many bytes as the unfused one: LibTorch's CPU addmm is not an "
-          "epilogue. It writes the broadcast bias into the output (the aten::copy_ beneath it) and asks the BLAS "
-          "to accumulate the product onto it (beta = 1). What it saves is one [M, N] allocation, one op's "
-          "dispatch, and the add's separate loop over memory (the BLAS reads the bias tile by tile while it "
-          "computes). On a GPU, cuBLASLt's bias epilogue adds the bias while each output tile is still in "
-          "registers, so the output is stored once: that is the round trip Part 2 of the articles means.");
+  fmt::print(
+      "\nbytes through memory for the output, per forward (from the shapes):\n"
+      "  unfused mm + add : mm writes [M,N]; add reads it and b, writes a second [M,N]   {:8.2f} MiB\n"
+      "  addmm on the CPU : copy_ writes b broadcast to [M,N]; the BLAS (beta = 1) reads\n"
+      "                     it back and writes the result                                {:8.2f} MiB\n"
+      "  GPU epilogue     : the GEMM adds b in registers and stores [M,N] once           {:8.2f} MiB\n",
+      unfused_bytes / mib, cpu_fused_bytes / mib, epilogue_bytes / mib);
+  narrate(
+      "So on the CPU the fused path moves as many bytes as the unfused one: LibTorch's CPU addmm is not an "
+      "epilogue. It writes the broadcast bias into the output (the aten::copy_ beneath it) and asks the BLAS "
+      "to accumulate the product onto it (beta = 1). What it saves is one [M, N] allocation, one op's "
+      "dispatch, and the add's separate loop over memory (the BLAS reads the bias tile by tile while it "
+      "computes). On a GPU, cuBLASLt's bias epilogue adds the bias while each output tile is still in "
+      "registers, so the output is stored once: that is the round trip Part 2 of the articles means.");
 
   // Timing uses preallocated outputs (the out= forms of the same ops): the allocator's page faults,
   // large and erratic in a virtual machine, stay out of it; the profile above counts allocations.
@@ -134,9 +141,10 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   };
   const int rounds = 21;
   const std::vector<double> t = interleaved_medians_us(opt, timed, rounds);
-  fmt::print("median of {} unprofiled rounds into preallocated outputs: unfused {:.1f} us, fused {:.1f} us\n"
-             "fused / unfused = {:.2f}x the time ({:.1f} us per forward)\n",
-             rounds, t[0], t[1], t[1] / t[0], t[0] - t[1]);
+  fmt::print(
+      "median of {} unprofiled rounds into preallocated outputs: unfused {:.1f} us, fused {:.1f} us\n"
+      "fused / unfused = {:.2f}x the time ({:.1f} us per forward)\n",
+      rounds, t[0], t[1], t[1] / t[0], t[0] - t[1]);
 
   const std::string tag = fmt::format("{}x{}x{}_{}_{}", m, k, n, opt.dtype_name(), opt.device_name());
   report_profile(profile, opt.device.is_cuda(), opt.out, tag, "Lesson 04 · addmm's epilogue · " + tag);
@@ -147,8 +155,8 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
 
 int main(int argc, char** argv) {
   // Default --size: M: a tall batch, where the extra pass over the output shows
-  LessonDefaults defaults("lesson04", "04_addmm_epilogue",
-                          "Lesson 04: unfused mm + add vs fused addmm vs nn::Linear", 8192);
+  LessonDefaults defaults("lesson04", "04_addmm_epilogue", "Lesson 04: unfused mm + add vs fused addmm vs nn::Linear",
+                          8192);
   std::string features = "256";
   defaults.extra = {{"--features", "K = N, the Linear's in and out features", &features}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);

@@ -9,11 +9,11 @@
 
 #include <map>
 
-#include "workbook/gpu_analysis.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/profiler/gpu_analysis.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -66,8 +66,9 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
   Mlp mlp(geglu, dim, hidden);
   mlp->to(opt.device, opt.dtype);
   torch::NoGradGuard inference;
-  const auto x = geglu ? torch::randn({opt.size, seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device))
-                       : torch::randn({opt.size * seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device));
+  const auto x = geglu
+                     ? torch::randn({opt.size, seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device))
+                     : torch::randn({opt.size * seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device));
   std::int64_t parameters = 0;
   for (const auto& p : mlp->parameters()) parameters += p.numel();
   fmt::print("\n{} MLP, dim {}, hidden {}, input {} ({}, {}), {} parameters\n", geglu ? "GeGLU" : "plain", dim, hidden,
@@ -133,13 +134,15 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
   for (const auto& [name, n] : counts) fmt::print(" {} x{}", name, n);
   fmt::print("\nFLOPs per forward (profiler's estimate): {:.3f} GFLOP -> {:.1f} GFLOP/s over the {}\n", flops / 1e9,
              flops / (total_us * 1e3), clock);
-  fmt::print("{} per forward {:.1f} us, by the ops' self {} time: GEMMs {:.1f}% , elementwise {:.1f}%, the rest {:.1f}%\n",
-             clock, total_us, kernel_count > 0 ? "device" : "CPU",
-             100 * gemm_us / total_us, 100 * elementwise_us / total_us, 100 * (total_us - gemm_us - elementwise_us) / total_us);
+  fmt::print(
+      "{} per forward {:.1f} us, by the ops' self {} time: GEMMs {:.1f}% , elementwise {:.1f}%, the rest {:.1f}%\n",
+      clock, total_us, kernel_count > 0 ? "device" : "CPU", 100 * gemm_us / total_us, 100 * elementwise_us / total_us,
+      100 * (total_us - gemm_us - elementwise_us) / total_us);
   if (geglu)
     claim(counts["aten::mm"] == 3 && counts["aten::gelu"] == 1 && counts["aten::mul"] == 1,
           "one GeGLU forward runs the articles' 5 compute ops: 3 GEMMs (aten::mm), one aten::gelu, one aten::mul",
-          fmt::format("aten::mm x{}, aten::gelu x{}, aten::mul x{}", counts["aten::mm"], counts["aten::gelu"], counts["aten::mul"]));
+          fmt::format("aten::mm x{}, aten::gelu x{}, aten::mul x{}", counts["aten::mm"], counts["aten::gelu"],
+                      counts["aten::mul"]));
   narrate(geglu ? "The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), a "
                   "GELU and a multiply. Here the same 5 compute ops appear, plus views: a 3-D input is folded into "
                   "2-D for the GEMM (aten::reshape / aten::view), and the result unfolded (aten::_unsafe_view). "
@@ -156,8 +159,8 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
 
 int main(int argc, char** argv) {
   // Default --size: batch; the articles used 64 with seq 128, dim 768, hidden 3072 on a GPU
-  LessonDefaults defaults("lesson05", "05_mlp",
-                          "Lesson 05: the articles' GeGLU MLP (or a plain one), stage by stage", 8);
+  LessonDefaults defaults("lesson05", "05_mlp", "Lesson 05: the articles' GeGLU MLP (or a plain one), stage by stage",
+                          8);
   std::string variant = "geglu", seq_text, dim_text, hidden_text;
   defaults.extra = {{"--variant", "geglu | plain", &variant},
                     {"--seq", "sequence length (default 64 on CPU, 128 on CUDA)", &seq_text},
@@ -168,8 +171,10 @@ int main(int argc, char** argv) {
     usage_error(defaults.program, fmt::format("--variant must be geglu or plain (got '{}')", variant));
   const bool cuda = opt.device.is_cuda();
   const std::int64_t seq = seq_text.empty() ? (cuda ? 128 : 64) : size_flag(defaults.program, "--seq", seq_text, 65536);
-  const std::int64_t dim = dim_text.empty() ? (cuda ? 768 : 256) : size_flag(defaults.program, "--dim", dim_text, 65536);
+  const std::int64_t dim =
+      dim_text.empty() ? (cuda ? 768 : 256) : size_flag(defaults.program, "--dim", dim_text, 65536);
   const std::int64_t hidden =
       hidden_text.empty() ? (cuda ? 3072 : 1024) : size_flag(defaults.program, "--hidden", hidden_text, 262144);
-  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, variant == "geglu", seq, dim, hidden); });
+  return workbook::run_reporting_errors(defaults.program,
+                                        [&] { return run(opt, variant == "geglu", seq, dim, hidden); });
 }

@@ -9,13 +9,13 @@
 #include <functional>
 #include <map>
 
-#include "workbook/aot_inductor.h"
-#include "workbook/compile.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/aot_inductor.h"
+#include "workbook/support/compile.h"
 
 namespace {
 
@@ -73,14 +73,21 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
                        nn::Linear& up, nn::Linear& down, const torch::Tensor& h, int iterations) {
   fmt::print("\nThe real compiler: AOTInductor\n");
   if (!aot_inductor_built()) {
-    fmt::print("LibTorch {} has no AOTInductor; it needs LibTorch >= 2.6 and python3 with torch of the same "
-               "version (`./workbook run 6 --libtorch2` runs this lesson on Debian 13's LibTorch 2.6).\n",
-               libtorch_version());
+    fmt::print(
+        "LibTorch {} has no AOTInductor; it needs LibTorch >= 2.6 and python3 with torch of the same "
+        "version (`./workbook run 6 --libtorch2` runs this lesson on Debian 13's LibTorch 2.6).\n",
+        libtorch_version());
     return;
   }
-  AotiRequest request{x.size(0), x.size(1), h.size(0), h.size(1), gate->weight.size(0),
-                      {{"linear.weight", linear->weight}, {"linear.bias", linear->bias},
-                       {"mlp.gate.weight", gate->weight}, {"mlp.up.weight", up->weight},
+  AotiRequest request{x.size(0),
+                      x.size(1),
+                      h.size(0),
+                      h.size(1),
+                      gate->weight.size(0),
+                      {{"linear.weight", linear->weight},
+                       {"linear.bias", linear->bias},
+                       {"mlp.gate.weight", gate->weight},
+                       {"mlp.up.weight", up->weight},
                        {"mlp.down.weight", down->weight}}};
   AotiPackages packages;
   try {
@@ -89,10 +96,11 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
     fmt::print("AOTInductor is not available here: {}\n", e.what());
     return;
   }
-  fmt::print("torch._inductor.aoti_compile_and_package (python3 torch {}) {} the Linear and the MLP at these shapes "
-             "({}; {:.1f} s of compiling)\n",
-             packages.python_torch, packages.cached ? "had compiled" : "compiled", packages.folder.string(),
-             packages.compile_seconds);
+  fmt::print(
+      "torch._inductor.aoti_compile_and_package (python3 torch {}) {} the Linear and the MLP at these shapes "
+      "({}; {:.1f} s of compiling)\n",
+      packages.python_torch, packages.cached ? "had compiled" : "compiled", packages.folder.string(),
+      packages.compile_seconds);
   AotiModel aoti_linear(packages.linear), aoti_mlp(packages.mlp);
   const Forward real = [&] { return aoti_linear.run(x); };
   const Forward mlp_real = [&] { return aoti_mlp.run(h); };
@@ -111,8 +119,8 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
     return it == ops.end() ? std::size_t(0) : it->second;
   };
   fmt::print("\n{:<24} {:>12} {:>12} {:>12}\n", "per call", "eager", "ours", "AOTInductor");
-  fmt::print("{:<24} {:>12} {:>12} {:>12}\n", "Linear: aten::t", count(ops_eager, "aten::t"), count(ops_ours, "aten::t"),
-             count(ops_real, "aten::t"));
+  fmt::print("{:<24} {:>12} {:>12} {:>12}\n", "Linear: aten::t", count(ops_eager, "aten::t"),
+             count(ops_ours, "aten::t"), count(ops_real, "aten::t"));
   fmt::print("{:<24} {:>12.2f} {:>12.2f} {:>12.2f}\n", "Linear: host us", linear_us[0], linear_us[1], linear_us[2]);
   fmt::print("{:<24} {:>12.1f} {:>12.1f} {:>12.1f}\n", "MLP: us per forward", mlp_us[0], mlp_us[1], mlp_us[2]);
   fmt::print("AOTInductor's Linear ran:{}\nAOTInductor's MLP ran:   {}\n", joined(ops_real), joined(mlp_ops_real));
@@ -124,13 +132,16 @@ void show_real_compile(const LessonOptions& opt, const Forward& eager, const For
         "AOTInductor's outputs equal eager's (same weights: the lesson handed its own to the compile step)",
         fmt::format("largest difference: Linear {:.2e}, MLP {:.2e} (MLP outputs up to {:.2f})", linear_diff, mlp_diff,
                     mlp_scale));
-  claim(kernels_in(mlp_ops_real) == 1 && count(mlp_ops_real, "aten::gelu") == 0 && count(mlp_ops_real, "aten::mul") == 0,
-        "AOTInductor fused gelu and mul into one generated kernel (cpp_fused_*), as our hand-fused kernel does",
-        fmt::format("generated kernels per MLP call: {}, aten::gelu {}, aten::mul {}", kernels_in(mlp_ops_real),
-                    count(mlp_ops_real, "aten::gelu"), count(mlp_ops_real, "aten::mul")));
+  claim(
+      kernels_in(mlp_ops_real) == 1 && count(mlp_ops_real, "aten::gelu") == 0 && count(mlp_ops_real, "aten::mul") == 0,
+      "AOTInductor fused gelu and mul into one generated kernel (cpp_fused_*), as our hand-fused kernel does",
+      fmt::format("generated kernels per MLP call: {}, aten::gelu {}, aten::mul {}", kernels_in(mlp_ops_real),
+                  count(mlp_ops_real, "aten::gelu"), count(mlp_ops_real, "aten::mul")));
   fmt::print("\nThe MLP's generated code ({}), the lines that matter:\n", (packages.folder / "mlp_code.txt").string());
-  for (const auto& line : code_lines_with(packages.mlp_code, {"reinterpret_tensor", "_mm_out", "cpp_fused", "#pragma omp for",
-                                                              "in_out_ptr0[", "tanh", "Vectorized", "std::move(buf"}, 20))
+  for (const auto& line : code_lines_with(packages.mlp_code,
+                                          {"reinterpret_tensor", "_mm_out", "cpp_fused", "#pragma omp for",
+                                           "in_out_ptr0[", "tanh", "Vectorized", "std::move(buf"},
+                                          20))
     fmt::print("  {}\n", line);
   std::size_t shim_gemms = 0;
   for (std::size_t at = packages.mlp_code.find("aoti_torch_cpu_mm_out("); at != std::string::npos;
@@ -188,7 +199,8 @@ void show_guards(nn::Linear& linear, const torch::Tensor& x) {
   after_update = call("after an in-place update of the weight", x);
   linear->weight = torch::randn_like(linear->weight);  // a new tensor object
   after_replace = call("after replacing the weight", x);
-  claim(all_equal, "every call returns what eager returns", "torch::allclose against linear->forward for each call above");
+  claim(all_equal, "every call returns what eager returns",
+        "torch::allclose against linear->forward for each call above");
   claim(after_second_batch == after_batch, "a batch change recompiles once; then the batch dimension is dynamic",
         fmt::format("entries after the first new batch: {}, after another batch: {}", after_batch, after_second_batch));
   claim(after_transposed == after_second_batch + 1, "a transposed input needs an entry of its own (layout is guarded)",
@@ -197,14 +209,15 @@ void show_guards(nn::Linear& linear, const torch::Tensor& x) {
         "an in-place update of the weight recompiles nothing; replacing the weight does",
         fmt::format("entries before the update {}, after it {}, after the replacement {}", after_transposed,
                     after_update, after_replace));
-  narrate("Dynamo (torch.compile's front end) guards what the generated code assumed: the input's dtype, "
-          "device, rank, sizes and layout, and the identity of each parameter. It does not guard values or "
-          "version counters: an optimizer updates weights in place every step, and a guard on that would "
-          "recompile every step. The prepared w.t() is a view of the weight, so it sees in-place updates. "
-          "A new batch size on a first compile does recompile; Dynamo then marks that dimension dynamic "
-          "(automatic dynamic shapes), so further batch sizes reuse the entry. Each miss adds an entry, up to "
-          "cache_size_limit (8), after which it warns and runs eager (torch/_dynamo/config.py: cache_size_limit, "
-          "automatic_dynamic_shapes).");
+  narrate(
+      "Dynamo (torch.compile's front end) guards what the generated code assumed: the input's dtype, "
+      "device, rank, sizes and layout, and the identity of each parameter. It does not guard values or "
+      "version counters: an optimizer updates weights in place every step, and a guard on that would "
+      "recompile every step. The prepared w.t() is a view of the weight, so it sees in-place updates. "
+      "A new batch size on a first compile does recompile; Dynamo then marks that dimension dynamic "
+      "(automatic dynamic shapes), so further batch sizes reuse the entry. Each miss adds an entry, up to "
+      "cache_size_limit (8), after which it warns and runs eager (torch/_dynamo/config.py: cache_size_limit, "
+      "automatic_dynamic_shapes).");
 
   CacheOptions strict;
   strict.stance = RecompileStance::fail_on_recompile;
@@ -215,9 +228,10 @@ void show_guards(nn::Linear& linear, const torch::Tensor& x) {
   } catch (const GuardFailure& e) {
     fmt::print("\nwith the fail_on_recompile stance, a transposed input: {}\n", e.what());
   }
-  narrate("Raising instead of recompiling is an opt-in (torch.compiler.set_stance(\"fail_on_recompile\")): "
-          "useful to prove a loop never recompiles. It is not the default; Part 2 of the articles describes "
-          "a mismatch as an error, Part 1 notes that Dynamo re-checks every call and recompiles.");
+  narrate(
+      "Raising instead of recompiling is an opt-in (torch.compiler.set_stance(\"fail_on_recompile\")): "
+      "useful to prove a loop never recompiles. It is not the default; Part 2 of the articles describes "
+      "a mismatch as an error, Part 1 notes that Dynamo re-checks every call and recompiles.");
 }
 
 int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t hidden, std::int64_t tokens) {
@@ -253,18 +267,21 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
             linear_ops(p_eager, "eager_linear", "aten::t") == p_eager.find("eager_linear").size(),
         "the compiled forward runs the same aten::addmm with no aten::t; eager runs one aten::t per call",
         fmt::format("aten::t per forward: eager {}, compiled {}; aten::addmm in the compiled forwards: {}",
-                    linear_ops(p_eager, "eager_linear", "aten::t") / std::max<std::size_t>(1, p_eager.find("eager_linear").size()),
+                    linear_ops(p_eager, "eager_linear", "aten::t") /
+                        std::max<std::size_t>(1, p_eager.find("eager_linear").size()),
                     linear_ops(p_compiled, "compiled_linear", "aten::t"),
                     linear_ops(p_compiled, "compiled_linear", "aten::addmm")));
-  narrate("As in the articles, the GEMM is the same (aten::addmm either way); what compile removes is the "
-          "CPU-side aten::t -> aten::transpose -> aten::as_strided chain: the strides of W^T were worked out "
-          "once, so each call goes straight to the GEMM. The compiled code keeps the strided view w.t(), not "
-          "a contiguous copy: no extra memory, and the BLAS reads W transposed in place.");
+  narrate(
+      "As in the articles, the GEMM is the same (aten::addmm either way); what compile removes is the "
+      "CPU-side aten::t -> aten::transpose -> aten::as_strided chain: the strides of W^T were worked out "
+      "once, so each call goes straight to the GEMM. The compiled code keeps the strided view w.t(), not "
+      "a contiguous copy: no extra memory, and the BLAS reads W transposed in place.");
 
   const auto [eager_us, compiled_us] = host_times_us(eager, compiled, iterations);
-  fmt::print("host time per forward (median of 9 rounds of {} calls): eager {:.2f} us, compiled {:.2f} us -> "
-             "compiled/eager = {:.2f}\n",
-             iterations, eager_us, compiled_us, compiled_us / eager_us);
+  fmt::print(
+      "host time per forward (median of 9 rounds of {} calls): eager {:.2f} us, compiled {:.2f} us -> "
+      "compiled/eager = {:.2f}\n",
+      iterations, eager_us, compiled_us, compiled_us / eager_us);
   narrate(fmt::format(
       "What Part 2 of the articles found on the GPU: compiling a lone nn.Linear did not make it faster. The "
       "same GEMM kernel ran; at their size the GPU's work, not the host, set the time, so the host "
@@ -290,25 +307,31 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
   fmt::print("\nGeGLU MLP (dim {}, hidden {}, {} tokens), one forward:\n  eager:   {}\n  compiled:{}\n", dim, hidden,
              tokens, joined(ops_per_call(m_eager, "eager_mlp")), joined(ops_per_call(m_compiled, "compiled_mlp")));
   const auto [mlp_eager_us, mlp_compiled_us] = host_times_us(mlp_eager, mlp_compiled, 3, 5);
-  fmt::print("MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, compiled {:.1f} us -> "
-             "compiled/eager = {:.2f}\n",
-             mlp_eager_us, mlp_compiled_us, mlp_compiled_us / mlp_eager_us);
+  fmt::print(
+      "MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, compiled {:.1f} us -> "
+      "compiled/eager = {:.2f}\n",
+      mlp_eager_us, mlp_compiled_us, mlp_compiled_us / mlp_eager_us);
   const auto count_in = [](const Profile& p, const std::string& region, const char* op) {
     const auto regions = p.find(region);
     return regions.empty() ? std::size_t(0) : p.count_under(regions.front(), op);
   };
-  claim(count_in(m_compiled, "compiled_mlp", "aten::mm") == 3 && count_in(m_compiled, "compiled_mlp", "workbook::fused_gelu_mul") == 1 &&
-            count_in(m_compiled, "compiled_mlp", "aten::gelu") == 0 && count_in(m_compiled, "compiled_mlp", "aten::mul") == 0,
+  claim(count_in(m_compiled, "compiled_mlp", "aten::mm") == 3 &&
+            count_in(m_compiled, "compiled_mlp", "workbook::fused_gelu_mul") == 1 &&
+            count_in(m_compiled, "compiled_mlp", "aten::gelu") == 0 &&
+            count_in(m_compiled, "compiled_mlp", "aten::mul") == 0,
         "the compiled MLP runs 3 aten::mm and one fused gelu * mul, no separate aten::gelu or aten::mul",
         fmt::format("compiled forward: {} aten::mm, {} fused, {} aten::gelu, {} aten::mul",
-                    count_in(m_compiled, "compiled_mlp", "aten::mm"), count_in(m_compiled, "compiled_mlp", "workbook::fused_gelu_mul"),
-                    count_in(m_compiled, "compiled_mlp", "aten::gelu"), count_in(m_compiled, "compiled_mlp", "aten::mul")));
-  narrate("The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; so does "
-          "this one. Count the passes over the [tokens, hidden] activations: eager's aten::gelu reads the gate "
-          "and writes its output, then aten::mul reads that output back, reads up and writes the product: 5 "
-          "passes. The fused kernel reads gate and up and writes the product: 3. It saves two passes, the "
-          "intermediate's write and its read back (and one allocation). Whether that shows in the total "
-          "depends on where the time goes: compare the two tables below. The GEMMs are untouched.");
+                    count_in(m_compiled, "compiled_mlp", "aten::mm"),
+                    count_in(m_compiled, "compiled_mlp", "workbook::fused_gelu_mul"),
+                    count_in(m_compiled, "compiled_mlp", "aten::gelu"),
+                    count_in(m_compiled, "compiled_mlp", "aten::mul")));
+  narrate(
+      "The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; so does "
+      "this one. Count the passes over the [tokens, hidden] activations: eager's aten::gelu reads the gate "
+      "and writes its output, then aten::mul reads that output back, reads up and writes the product: 5 "
+      "passes. The fused kernel reads gate and up and writes the product: 3. It saves two passes, the "
+      "intermediate's write and its read back (and one allocation). Whether that shows in the total "
+      "depends on where the time goes: compare the two tables below. The GEMMs are untouched.");
 
   show_real_compile(opt, eager, compiled, linear, x, mlp_eager, mlp_compiled, gate, up, down, h, iterations);
 
@@ -317,7 +340,8 @@ int run(const LessonOptions& opt, int iterations, std::int64_t dim, std::int64_t
 
   for (const auto& [name, p] : {std::pair<std::string, const Profile*>{"eager", &m_eager}, {"compiled", &m_compiled}}) {
     fmt::print("\n{} MLP", name);
-    report_profile(*p, false, opt.out, fmt::format("{}_mlp_{}x{}", name, tokens, dim), "Lesson 06 · " + name + " MLP", 12);
+    report_profile(*p, false, opt.out, fmt::format("{}_mlp_{}x{}", name, tokens, dim), "Lesson 06 · " + name + " MLP",
+                   12);
   }
   return 0;
 }
@@ -340,5 +364,6 @@ int main(int argc, char** argv) {
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
   const std::int64_t tokens = size_flag(defaults.program, "--tokens", tokens_text, 1 << 20);
-  return workbook::run_reporting_errors(defaults.program, [&] { return run(opt, int(iterations), dim, hidden, tokens); });
+  return workbook::run_reporting_errors(defaults.program,
+                                        [&] { return run(opt, int(iterations), dim, hidden, tokens); });
 }

@@ -10,12 +10,12 @@
 #include <algorithm>
 
 #include "07_bias_epilogue_gpu.h"
-#include "workbook/atomic_file.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -26,9 +26,10 @@ constexpr Way kWays[] = {Way::cublas_then_bias_kernel, Way::cublaslt_bias_epilog
 
 void profile_in_session(const LessonOptions& opt, lesson07::BiasGemm& gemm, const std::string& tag) {
   if (!torch::cuda::is_available()) {
-    narrate("This LibTorch has no CUDA, so its profiler cannot record GPU kernels: the timings above come from "
-            "CUDA events alone. With a CUDA build of LibTorch (LIBTORCH=/path, see README) the same runs are "
-            "recorded in a session and the kernels appear in the table, the trace and the timeline.");
+    narrate(
+        "This LibTorch has no CUDA, so its profiler cannot record GPU kernels: the timings above come from "
+        "CUDA events alone. With a CUDA build of LibTorch (LIBTORCH=/path, see README) the same runs are "
+        "recorded in a session and the kernels appear in the table, the trace and the timeline.");
     return;
   }
   SessionOptions recording;
@@ -56,14 +57,14 @@ int run(const LessonOptions& opt, int iterations) {
   const int n = int(opt.size), m = n, k = n;
   lesson07::BiasGemm gemm(m, n, k, 0);
 
-  fmt::print("\nY [{}, {}] = X [{}, {}] · W [{}, {}]^T + b [{}], float32, median of {} runs timed with CUDA events\n", m,
-             n, m, k, n, k, n, iterations);
+  fmt::print("\nY [{}, {}] = X [{}, {}] · W [{}, {}]^T + b [{}], float32, median of {} runs timed with CUDA events\n",
+             m, n, m, k, n, k, n, iterations);
   fmt::print("\n{:<24} {:>12} {:>12} {:>10} {:>14}\n", "way", "median us", "min us", "TFLOP/s", "rel. error");
   std::string csv = "way,median_us,min_us,tflops,relative_error\n";
   const double flops = 2.0 * m * n * k;
   std::vector<float> medians;
-  for (Way way : {Way::cublas_then_bias_kernel, Way::cublaslt_bias_epilogue, Way::tiled_gemm_epilogue,
-                  Way::bias_kernel_alone}) {
+  for (Way way :
+       {Way::cublas_then_bias_kernel, Way::cublaslt_bias_epilogue, Way::tiled_gemm_epilogue, Way::bias_kernel_alone}) {
     const bool computes_y = way != Way::bias_kernel_alone;
     const double error = computes_y ? gemm.sampled_relative_error(way, 256) : 0.0;
     const std::vector<float> t = gemm.times_us(way, std::max(opt.warmup, 3), iterations);
@@ -78,24 +79,26 @@ int run(const LessonOptions& opt, int iterations) {
                                            lesson07::way_name(way), error));
   }
   const double bias_bytes = (2.0 * m * n + n) * sizeof(float);
-  fmt::print("\nthe separate bias kernel moves {:.1f} MiB ({} reads + {} writes of Y, {} bias reads): "
-             "{:.1f} us alone, {:.0f} GB/s\n",
-             bias_bytes / double(1 << 20), std::int64_t(m) * n, std::int64_t(m) * n, n, medians[3],
-             bias_bytes / (double(medians[3]) * 1e3));
+  fmt::print(
+      "\nthe separate bias kernel moves {:.1f} MiB ({} reads + {} writes of Y, {} bias reads): "
+      "{:.1f} us alone, {:.0f} GB/s\n",
+      bias_bytes / double(1 << 20), std::int64_t(m) * n, std::int64_t(m) * n, n, medians[3],
+      bias_bytes / (double(medians[3]) * 1e3));
   fmt::print("cuBLAS + bias kernel / cuBLASLt with the bias epilogue = {:.2f}x the time\n", medians[0] / medians[1]);
-  narrate("Way (a) stores the GEMM's output, launches a second kernel that reads it back with the bias and "
-          "writes Y again: two launches and an extra round trip of Y through memory, which at this size costs "
-          "the bias kernel's time above. Ways (b) and (c) add the bias in the epilogue, while each output value "
-          "is still in a register, before the one store. LibTorch's addmm does (b) under conditions: "
-          "aten/src/ATen/native/cuda/Blas.cpp (addmm_out_cuda_impl) asks cuBLASLt for the bias epilogue only "
-          "when beta = 1, the bias is 1-D, contiguous and as long as the output's columns, the output is 2-D and "
-          "contiguous, the dtype is float32, float16, bfloat16 or float64, both sides of the weight are longer "
-          "than 1 (older CUDA: also below 65535*32), and DISABLE_ADDMM_CUDA_LT is not set. nn.Linear's usual "
-          "call meets them, which is why the articles' profile shows one GEMM kernel and no add. Otherwise addmm "
-          "copies the broadcast bias into the output and runs the GEMM with beta = 1, as on the CPU. The "
-          "tiled kernel (c) is the same idea written out by hand. Compare its time with (b): a readable "
-          "one-output-per-thread GEMM is no match for cuBLAS's tuned kernels, which is why libraries own the GEMM "
-          "and let you choose the epilogue.");
+  narrate(
+      "Way (a) stores the GEMM's output, launches a second kernel that reads it back with the bias and "
+      "writes Y again: two launches and an extra round trip of Y through memory, which at this size costs "
+      "the bias kernel's time above. Ways (b) and (c) add the bias in the epilogue, while each output value "
+      "is still in a register, before the one store. LibTorch's addmm does (b) under conditions: "
+      "aten/src/ATen/native/cuda/Blas.cpp (addmm_out_cuda_impl) asks cuBLASLt for the bias epilogue only "
+      "when beta = 1, the bias is 1-D, contiguous and as long as the output's columns, the output is 2-D and "
+      "contiguous, the dtype is float32, float16, bfloat16 or float64, both sides of the weight are longer "
+      "than 1 (older CUDA: also below 65535*32), and DISABLE_ADDMM_CUDA_LT is not set. nn.Linear's usual "
+      "call meets them, which is why the articles' profile shows one GEMM kernel and no add. Otherwise addmm "
+      "copies the broadcast bias into the output and runs the GEMM with beta = 1, as on the CPU. The "
+      "tiled kernel (c) is the same idea written out by hand. Compare its time with (b): a readable "
+      "one-output-per-thread GEMM is no match for cuBLAS's tuned kernels, which is why libraries own the GEMM "
+      "and let you choose the epilogue.");
   write_file_atomically(opt.out / fmt::format("{}_float32_cuda_timings.csv", n), csv);
   profile_in_session(opt, gemm, fmt::format("{}_float32_cuda", n));
   return 0;

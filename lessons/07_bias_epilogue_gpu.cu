@@ -14,7 +14,7 @@
 #include <string>
 
 #include "07_bias_epilogue_gpu.h"
-#include "workbook/tiled_gemm.cuh"
+#include "workbook/support/tiled_gemm.cuh"
 
 namespace lesson07 {
 
@@ -25,7 +25,8 @@ void throw_on_error(cudaError_t status, const char* what) {
 }
 
 void throw_on_error(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
 }
 
 //! [bias kernel]
@@ -64,9 +65,9 @@ GpuInfo require_gpu() {
   const cudaError_t status = cudaGetDeviceCount(&count);
   cudaDriverGetVersion(&driver);
   if (status != cudaSuccess || count == 0)
-    throw NoGpu(std::string("lesson 07 needs a CUDA GPU: ") +
-                (driver == 0 ? "no NVIDIA driver here"
-                             : status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device found"));
+    throw NoGpu(std::string("lesson 07 needs a CUDA GPU: ") + (driver == 0             ? "no NVIDIA driver here"
+                                                               : status != cudaSuccess ? cudaGetErrorString(status)
+                                                                                       : "no CUDA device found"));
   cudaDeviceProp properties{};
   throw_on_error(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
   GpuInfo info;
@@ -81,10 +82,14 @@ GpuInfo require_gpu() {
 
 const char* way_name(Way way) {
   switch (way) {
-    case Way::cublas_then_bias_kernel: return "cublas+bias_kernel";
-    case Way::cublaslt_bias_epilogue: return "cublasLt_bias_epilogue";
-    case Way::tiled_gemm_epilogue: return "tiled_gemm_epilogue";
-    case Way::bias_kernel_alone: return "bias_kernel_alone";
+    case Way::cublas_then_bias_kernel:
+      return "cublas+bias_kernel";
+    case Way::cublaslt_bias_epilogue:
+      return "cublasLt_bias_epilogue";
+    case Way::tiled_gemm_epilogue:
+      return "tiled_gemm_epilogue";
+    case Way::bias_kernel_alone:
+      return "bias_kernel_alone";
   }
   return "unknown";
 }
@@ -102,9 +107,18 @@ struct BiasGemm::State {
   cublasLtMatmulHeuristicResult_t lt_algo{};
 
   State(int m_, int n_, int k_, std::mt19937& rng)
-      : m(m_), n(n_), k(k_), x(random_normal(std::size_t(m) * k, rng)), w(random_normal(std::size_t(n) * k, rng)),
-        b(random_normal(std::size_t(n), rng)), dx(x.size()), dw(w.size()), db(b.size()),
-        dt(std::size_t(m) * n), dy(std::size_t(m) * n), workspace(kWorkspaceBytes) {}
+      : m(m_),
+        n(n_),
+        k(k_),
+        x(random_normal(std::size_t(m) * k, rng)),
+        w(random_normal(std::size_t(n) * k, rng)),
+        b(random_normal(std::size_t(n), rng)),
+        dx(x.size()),
+        dw(w.size()),
+        db(b.size()),
+        dt(std::size_t(m) * n),
+        dy(std::size_t(m) * n),
+        workspace(kWorkspaceBytes) {}
 };
 
 BiasGemm::BiasGemm(int m, int n, int k, unsigned seed) {
@@ -126,10 +140,13 @@ BiasGemm::BiasGemm(int m, int n, int k, unsigned seed) {
   const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
   const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
   const float* bias = s.db.data;
-  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "TRANSA");
+  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose),
+                 "TRANSA");
   throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep), "TRANSB");
-  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
-  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), "BIAS_POINTER");
+  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
+                 "EPILOGUE");
+  throw_on_error(cublasLtMatmulDescSetAttribute(s.lt_op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                 "BIAS_POINTER");
   throw_on_error(cublasLtMatrixLayoutCreate(&s.lt_w, CUDA_R_32F, k, n, k), "layout W");
   throw_on_error(cublasLtMatrixLayoutCreate(&s.lt_x, CUDA_R_32F, k, m, k), "layout X");
   throw_on_error(cublasLtMatrixLayoutCreate(&s.lt_y, CUDA_R_32F, n, m, n), "layout Y");
@@ -140,8 +157,8 @@ BiasGemm::BiasGemm(int m, int n, int k, unsigned seed) {
   cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
                                        sizeof workspace_bytes);
   int found = 0;
-  const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(s.lt, s.lt_op, s.lt_w, s.lt_x, s.lt_y, s.lt_y,
-                                                                   preference, 1, &s.lt_algo, &found);
+  const cublasStatus_t heuristic =
+      cublasLtMatmulAlgoGetHeuristic(s.lt, s.lt_op, s.lt_w, s.lt_x, s.lt_y, s.lt_y, preference, 1, &s.lt_algo, &found);
   cublasLtMatmulPreferenceDestroy(preference);
   throw_on_error(heuristic, "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) throw std::runtime_error("cuBLASLt has no algorithm for a float32 GEMM with a bias epilogue here");

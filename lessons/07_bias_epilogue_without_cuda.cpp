@@ -6,7 +6,8 @@ namespace lesson07 {
 
 namespace {
 [[noreturn]] void no_cuda() {
-  throw NoGpu("this build has no CUDA Toolkit (WORKBOOK_CUDA=OFF or no nvcc found): lesson 07 needs both nvcc and a CUDA GPU");
+  throw NoGpu(
+      "this build has no CUDA Toolkit (WORKBOOK_CUDA=OFF or no nvcc found): lesson 07 needs both nvcc and a CUDA GPU");
 }
 }  // namespace
 

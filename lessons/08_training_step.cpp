@@ -10,12 +10,12 @@
 #include <memory>
 #include <set>
 
-#include "workbook/geglu.h"
-#include "workbook/key_averages.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/session.h"
-#include "workbook/training_memory.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/geglu.h"
+#include "workbook/support/training_memory.h"
 
 namespace {
 
@@ -64,20 +64,23 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   const double steps = double(profile.find_prefix("ProfilerStep#").size());
   for (const char* phase : kTrainingPhases) {
     phase_us[phase] = mean_us(profile, phase);
-    fmt::print("{:<10} {:>12.1f} {:>16.4f}\n", phase, phase_us[phase], double(flops_under(profile, phase)) / steps / 1e9);
+    fmt::print("{:<10} {:>12.1f} {:>16.4f}\n", phase, phase_us[phase],
+               double(flops_under(profile, phase)) / steps / 1e9);
   }
-  const double forward_flops = double(flops_under(profile, "forward")), backward_flops = double(flops_under(profile, "backward"));
+  const double forward_flops = double(flops_under(profile, "forward")),
+               backward_flops = double(flops_under(profile, "backward"));
   fmt::print("backward / forward: {:.2f}x the time, {:.2f}x the FLOPs\n", phase_us["backward"] / phase_us["forward"],
              backward_flops / forward_flops);
   std::size_t forward_mm = 0, backward_mm = 0;
   for (auto r : profile.find("forward")) forward_mm += profile.count_under(r, "aten::mm");
   for (auto r : profile.find("backward")) backward_mm += profile.count_under(r, "aten::mm");
-  narrate(fmt::format(
-      "The rule of thumb says backward costs about twice the forward: each GEMM y = x W^T needs two in "
-      "backward, dL/dx = dL/dy W and dL/dW = dL/dy^T x. Here x is the input data, which needs no gradient, "
-      "so the gate and up GEMMs need only dL/dW. This run's backward ran {} aten::mm per step for the "
-      "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs.",
-      std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps), backward_flops / forward_flops));
+  narrate(
+      fmt::format("The rule of thumb says backward costs about twice the forward: each GEMM y = x W^T needs two in "
+                  "backward, dL/dx = dL/dy W and dL/dW = dL/dy^T x. Here x is the input data, which needs no gradient, "
+                  "so the gate and up GEMMs need only dL/dW. This run's backward ran {} aten::mm per step for the "
+                  "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs.",
+                  std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps),
+                  backward_flops / forward_flops));
 
   // The autograd nodes backward ran, and on which thread.
   std::map<std::string, int> nodes;
@@ -99,15 +102,18 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   claim(backward_threads == forward_threads,
         "for CPU tensors the autograd engine runs backward on the thread that called backward(), so the session "
         "records it with the rest",
-        fmt::format("threads of the forward: {}, of the backward's events: {}", forward_threads.size(), backward_threads.size()));
+        fmt::format("threads of the forward: {}, of the backward's events: {}", forward_threads.size(),
+                    backward_threads.size()));
 
   // zero_grad: even steps set the gradients to none, odd steps zero them in place.
   std::size_t zeroing_ops = 0, none_ops = 0;
   for (auto st : profile.find_prefix("ProfilerStep#")) {
     const int n = std::stoi(profile[st].name.substr(13));
-    for (auto z : profile.under(st, "zero_grad")) (n % 2 == 0 ? none_ops : zeroing_ops) += profile.count_under(z, "aten::zero_");
+    for (auto z : profile.under(st, "zero_grad"))
+      (n % 2 == 0 ? none_ops : zeroing_ops) += profile.count_under(z, "aten::zero_");
   }
-  claim(none_ops == 0 && zeroing_ops > 0, "zero_grad(set_to_none) runs no op; zeroing in place runs an aten::zero_ per gradient",
+  claim(none_ops == 0 && zeroing_ops > 0,
+        "zero_grad(set_to_none) runs no op; zeroing in place runs an aten::zero_ per gradient",
         fmt::format("aten::zero_ in set-to-none steps: {}, in zeroing steps: {}", none_ops, zeroing_ops));
   std::size_t optimizer_ops = 0;
   for (auto o : profile.find("optimizer"))
@@ -116,10 +122,11 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   claim(per_step > 0 && per_step % parameters == 0,
         "the optimizer updates parameter by parameter: its ops per step are a multiple of the parameter count",
         fmt::format("{} top-level ops in the optimizer region per step, {} parameter tensors", per_step, parameters));
-  narrate("Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
-          "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
-          "optimizers loop over the parameters, a few ops per parameter tensor, each a pass over that parameter; "
-          "Python's can batch them across parameters (foreach=True, torch/optim/adamw.py).");
+  narrate(
+      "Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
+      "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
+      "optimizers loop over the parameters, a few ops per parameter tensor, each a pass over that parameter; "
+      "Python's can batch them across parameters (foreach=True, torch/optim/adamw.py).");
 
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 08 · a training step · " + opt.tag(), 15);
   return 0;

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "workbook/geglu.h"
-#include "workbook/key_averages.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/memory_timeline.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
-#include "workbook/training_memory.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/memory_timeline.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/geglu.h"
+#include "workbook/support/training_memory.h"
 
 namespace {
 
@@ -55,7 +55,7 @@ ForwardMemory forward_memory(const std::function<torch::Tensor()>& forward) {
 // (what Python's reference counting does by itself).
 torch::Tensor staged_forward(Geglu& model, const torch::Tensor& x) {
   torch::Tensor activated = torch::gelu(model->gate->forward(x), "tanh");  // the gate's output dies at ';'
-  torch::Tensor product = activated * model->up->forward(x);                // so does up's
+  torch::Tensor product = activated * model->up->forward(x);               // so does up's
   activated.reset();
   return model->down->forward(product);  // product dies when this function returns
 }
@@ -74,7 +74,8 @@ std::string where(const Profile& p, EventId memory_event) {
     }
     if (p[*up].category == Category::user_annotation) break;
   }
-  if (text.rfind("autograd::engine::evaluate_function", 0) == 0) return text.substr(text.find(": ") + 2) + " (releasing)";
+  if (text.rfind("autograd::engine::evaluate_function", 0) == 0)
+    return text.substr(text.find(": ") + 2) + " (releasing)";
   return node.empty() ? text : text + " in " + node;
 }
 
@@ -93,10 +94,11 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   const std::int64_t tokens = opt.size;
   const auto x = torch::randn({tokens, dim}), target = torch::randn({tokens, dim});
   const std::int64_t activation = tokens * hidden * 4, output = tokens * dim * 4;
-  fmt::print("\nGeGLU MLP dim {}, hidden {}, {} rows, float32, no biases: a [{}, {}] buffer is {:.3f} MiB, a [{}, {}] "
-             "one {:.3f} MiB, a weight [{}, {}] {:.3f} MiB\n",
-             dim, hidden, tokens, tokens, hidden, mib(activation), tokens, dim, mib(output), hidden, dim,
-             mib(hidden * dim * 4));
+  fmt::print(
+      "\nGeGLU MLP dim {}, hidden {}, {} rows, float32, no biases: a [{}, {}] buffer is {:.3f} MiB, a [{}, {}] "
+      "one {:.3f} MiB, a weight [{}, {}] {:.3f} MiB\n",
+      dim, hidden, tokens, tokens, hidden, mib(activation), tokens, dim, mib(output), hidden, dim,
+      mib(hidden * dim * 4));
 
   // 1. One forward, three ways.
   ForwardMemory expression, staged, training;
@@ -113,8 +115,7 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   row("NoGradGuard, forward as one expression", expression);
   row("NoGradGuard, statement by statement", staged);
   row("training (autograd records the graph)", training);
-  claim(expression.kept == output && staged.kept == output,
-        "without autograd a forward keeps nothing but its output",
+  claim(expression.kept == output && staged.kept == output, "without autograd a forward keeps nothing but its output",
         fmt::format("kept {} and {} bytes, the output is {} bytes", expression.kept, staged.kept, output));
   const std::int64_t staged_expected = std::max(3 * activation, activation + output);
   claim(expression.peak == 4 * activation + output && staged.peak == staged_expected,
@@ -146,15 +147,17 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
     ends_with_gradients = ends_with_gradients && steps[k].at_step_end - steps[k].at_forward_start == gradients;
     if (k > 0) frees_them = frees_them && steps[k].at_forward_start - steps[k].at_step_start == -gradients;
   }
-  claim(ends_with_gradients && frees_them,
-        "a step ends holding just its three weight gradients (activations, loss buffers and the gradients of "
-        "activations are all freed), and the next step's zero_grad (set to none) frees them",
-        fmt::format("{} bytes = 3 x {} x {} x 4 at every step's end above its forward's start", gradients, hidden, dim));
+  claim(
+      ends_with_gradients && frees_them,
+      "a step ends holding just its three weight gradients (activations, loss buffers and the gradients of "
+      "activations are all freed), and the next step's zero_grad (set to none) frees them",
+      fmt::format("{} bytes = 3 x {} x {} x 4 at every step's end above its forward's start", gradients, hidden, dim));
   const StepMemory& last = steps.back();
   const Event& last_step = profile[last.step];
-  fmt::print("\n{}, from its forward on: every allocation (+) and free (-), and the bytes live above the forward's "
-             "start\n{:<10} {:<40} {:>12} {:>12}\n",
-             last_step.name, "phase", "op (autograd node)", "MiB", "live MiB");
+  fmt::print(
+      "\n{}, from its forward on: every allocation (+) and free (-), and the bytes live above the forward's "
+      "start\n{:<10} {:<40} {:>12} {:>12}\n",
+      last_step.name, "phase", "op (autograd node)", "MiB", "live MiB");
   std::optional<EventId> step_peak;
   std::int64_t step_peak_bytes = 0;
   for (const MemoryPoint& point : timeline.points) {
@@ -192,9 +195,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   for (const StepMemory& s : steps)
     for (const char* phase : kTrainingPhases)
       for (auto r : profile.under(s.step, phase)) bands.push_back({phase, profile[r].start_ns, profile[r].end_ns});
-  write_memory_timeline_svg(timeline, opt.out / "memory.svg",
-                            fmt::format("Lesson 09 · live CPU memory over {} training steps · {}", steps.size(), opt.tag()),
-                            bands, where(profile, *timeline.peak_event));
+  write_memory_timeline_svg(
+      timeline, opt.out / "memory.svg",
+      fmt::format("Lesson 09 · live CPU memory over {} training steps · {}", steps.size(), opt.tag()), bands,
+      where(profile, *timeline.peak_event));
   const KeyAverages averages(profile);
   const std::string table = averages.table("self_cpu_memory_usage", 12);
   fmt::print("\nkey_averages sorted by self_cpu_memory_usage (Python's sort_by=\"self_cpu_memory_usage\"):\n{}", table);

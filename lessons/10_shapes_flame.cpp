@@ -9,13 +9,13 @@
 #include <regex>
 #include <sstream>
 
-#include "workbook/atomic_file.h"
-#include "workbook/flame_graph.h"
-#include "workbook/key_averages.h"
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/flame_graph.h"
+#include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -74,15 +74,17 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   for (const auto& row : by_shape.rows()) mm_shapes += row.name == "aten::mm";
   claim(mm_shapes >= 3, "the same op appears once per input shape: aten::mm is several rows here",
         fmt::format("{} aten::mm rows, one per distinct list of input shapes", mm_shapes));
-  narrate("Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
-          "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
-          "projection and the MLP's two GEMMs differ in shape and so in cost. That is where to look before "
-          "optimising: which op, at which shape, takes the time.");
+  narrate(
+      "Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
+      "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
+      "projection and the MLP's two GEMMs differ in shape and so in cost. That is where to look before "
+      "optimising: which op, at which shape, takes the time.");
 
   const std::string stacks = collapsed_stacks_text(profile);
   const auto stacks_path = opt.out / "stacks.txt", flame_path = opt.out / "flame.svg";
   write_file_atomically(stacks_path, stacks);
-  write_file_atomically(flame_path, flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
+  write_file_atomically(flame_path,
+                        flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
   std::istringstream lines(stacks);
   std::size_t count = 0, well_formed = 0;
   const std::regex format(R"(^[^ ;]+(;[^ ;]+)* [0-9]+$)");
@@ -90,12 +92,13 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   claim(count > 0 && well_formed == count, "every line of stacks.txt is 'frame;frame;... microseconds'",
         fmt::format("{} of {} lines well formed", well_formed, count));
   fmt::print("\nwrote {} ({} stacks) and {}\n", stacks_path.string(), count, flame_path.string());
-  narrate("A flame graph stacks every call path: the bottom row is the steps, above each box the calls made "
-          "inside it, each box as wide as the self time of everything above it. Wide boxes near the top are "
-          "where the time is actually spent. stacks.txt opens in https://www.speedscope.app or feeds "
-          "flamegraph.pl. Python's export_stacks (torch/autograd/profiler_util.py) writes the same format from "
-          "Python's call stack; here the "
-          "frames are the profile's own tree of regions and ops.");
+  narrate(
+      "A flame graph stacks every call path: the bottom row is the steps, above each box the calls made "
+      "inside it, each box as wide as the self time of everything above it. Wide boxes near the top are "
+      "where the time is actually spent. stacks.txt opens in https://www.speedscope.app or feeds "
+      "flamegraph.pl. Python's export_stacks (torch/autograd/profiler_util.py) writes the same format from "
+      "Python's call stack; here the "
+      "frames are the profile's own tree of regions and ops.");
 
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 10 · shapes and flame graphs · " + opt.tag(), 12);
   return 0;
@@ -110,7 +113,8 @@ int main(int argc, char** argv) {
   defaults.max_size = 8192;
   defaults.cpu_only_reason = "its block is a CPU workload";
   std::string dim_text = "256", heads_text = "4";
-  defaults.extra = {{"--dim", "model width", &dim_text}, {"--heads", "attention heads (must divide --dim)", &heads_text}};
+  defaults.extra = {{"--dim", "model width", &dim_text},
+                    {"--heads", "attention heads (must divide --dim)", &heads_text}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 4096);
   const std::int64_t heads = size_flag(defaults.program, "--heads", heads_text, 64);

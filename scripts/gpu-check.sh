@@ -63,7 +63,7 @@ step build 600 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || die
 # --- runs ---------------------------------------------------------------------------------
 traces="$out/traces"
 export GLOG_minloglevel=2
-step doctor 60 "$build/common/workbook_doctor"
+step doctor 60 "$build/tools/workbook_doctor"
 step lesson01 120 "$build/lessons/lesson01" --out "$traces"
 step lesson02 180 "$build/lessons/lesson02" --sizes 64,4096 --out "$traces"
 step lesson05 120 "$build/lessons/lesson05" --size 64 --out "$traces"

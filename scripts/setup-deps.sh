@@ -14,7 +14,7 @@ PACKAGES=(
   libopenblas0-pthread libopenblas-dev
   libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
   doxygen graphviz doxygen-awesome-css
-  clang libclang-rt-dev
+  clang libclang-rt-dev clang-format
   chromium
 )
 BLAS_ALTERNATIVE=libblas.so.3-$(uname -m)-linux-gnu

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "workbook/chrome_trace.h"
-#include "workbook/region.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/region.h"
 
 namespace exercises {
 namespace {
@@ -37,7 +37,8 @@ std::vector<CycleGaps> profile_cycles(const torch::Tensor& x, const torch::Tenso
     cycle.recorded_steps = int(p.find_prefix("ProfilerStep#").size());
     const std::vector<double> gaps = gaps_us(p);
     if (!gaps.empty()) cycle.first_gap_us = gaps.front();
-    if (gaps.size() > 1) cycle.median_other_gap_us = workbook::median(std::vector<double>(gaps.begin() + 1, gaps.end()));
+    if (gaps.size() > 1)
+      cycle.median_other_gap_us = workbook::median(std::vector<double>(gaps.begin() + 1, gaps.end()));
     cycles.push_back(cycle);
   };
   workbook::Session session(schedule, options);

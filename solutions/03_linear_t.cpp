@@ -5,8 +5,8 @@
 // the strides do not allow a view.
 #include "03_linear_t.h"
 
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace exercises {
 

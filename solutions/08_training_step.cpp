@@ -8,15 +8,17 @@
 #include <utility>
 #include <vector>
 
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace exercises {
 
 PhaseReport profile_training(const TrainingStep& step, int steps) {
-  const std::vector<std::pair<const char*, const std::function<void()>*>> phases{
-      {"zero_grad", &step.zero_grad}, {"forward", &step.forward}, {"loss", &step.loss},
-      {"backward", &step.backward},   {"optimizer", &step.optimizer}};
+  const std::vector<std::pair<const char*, const std::function<void()>*>> phases{{"zero_grad", &step.zero_grad},
+                                                                                 {"forward", &step.forward},
+                                                                                 {"loss", &step.loss},
+                                                                                 {"backward", &step.backward},
+                                                                                 {"optimizer", &step.optimizer}};
   const workbook::Schedule schedule(0, 1, steps);
   workbook::Session session(schedule);
   for (int k = 0; k < schedule.total_steps(); ++k) {
@@ -40,7 +42,8 @@ PhaseReport profile_training(const TrainingStep& step, int steps) {
       report.dominant = name;
     }
   }
-  report.backward_over_forward = report.phase_us["forward"] > 0 ? report.phase_us["backward"] / report.phase_us["forward"] : 0;
+  report.backward_over_forward =
+      report.phase_us["forward"] > 0 ? report.phase_us["backward"] / report.phase_us["forward"] : 0;
   return report;
 }
 

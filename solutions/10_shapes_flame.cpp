@@ -7,7 +7,7 @@
 
 #include <stdexcept>
 
-#include "workbook/key_averages.h"
+#include "workbook/profiler/key_averages.h"
 
 namespace exercises {
 

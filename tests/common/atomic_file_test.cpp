@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "workbook/atomic_file.h"
+#include "workbook/profiler/atomic_file.h"
 
 namespace fs = std::filesystem;
 

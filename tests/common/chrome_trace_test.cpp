@@ -1,13 +1,13 @@
 #include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
 #include "synthetic_events.h"
-#include "workbook/atomic_file.h"
-#include "workbook/chrome_trace.h"
-#include "workbook/key_averages.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/key_averages.h"
 
 using workbook::Category;
 using workbook::Event;
@@ -145,7 +145,8 @@ TEST_CASE("bad traces are errors naming the source and the problem, never crashe
     CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(c.text, "bad.json"), doctest::Contains(c.message), TraceError);
     CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(c.text, "bad.json"), doctest::Contains("bad.json: "), TraceError);
   }
-  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace("/nonexistent/t.json"), doctest::Contains("/nonexistent/t.json"), TraceError);
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace("/nonexistent/t.json"), doctest::Contains("/nonexistent/t.json"),
+                       TraceError);
 }
 
 TEST_CASE("write_chrome_trace writes atomically and loads back") {
@@ -168,7 +169,8 @@ TEST_CASE("inputs the fuzzer (or a person) found hostile are rejected with Trace
   // tests/data/fuzz-regressions: deep nesting, truncation, wrong types, huge and NaN numbers,
   // invalid UTF-8, flows, and every crash tests/fuzz/fuzz.sh ever found.
   int replayed = 0, rejected = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(WORKBOOK_TEST_DATA) / "fuzz-regressions")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(WORKBOOK_TEST_DATA) / "fuzz-regressions")) {
     CAPTURE(entry.path().string());
     ++replayed;
     try {
@@ -204,14 +206,18 @@ TEST_CASE("times are decimal text to integer ns: µs-epoch stamps keep every dig
     CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(doc, "big.json"), doctest::Contains("out of range"), TraceError);
   }
   // The largest time stamp whose ns fit in int64 is read.
-  CHECK(workbook::parse_chrome_trace(R"([{"ph": "X", "name": "a", "ts": 9223372036854775.807, "dur": 0}])").size() == 1);
+  CHECK(workbook::parse_chrome_trace(R"([{"ph": "X", "name": "a", "ts": 9223372036854775.807, "dur": 0}])").size() ==
+        1);
   // Start and end far apart: the ns difference overflows.
   CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(R"([{"ph": "X", "name": "a", "ts": -9223372036854775, "dur": 0},
-    {"ph": "X", "name": "b", "ts": 9223372036854775, "dur": 0}])", "far.json"), doctest::Contains("out of range"), TraceError);
+    {"ph": "X", "name": "b", "ts": 9223372036854775, "dur": 0}])",
+                                                    "far.json"),
+                       doctest::Contains("out of range"), TraceError);
 }
 
 TEST_CASE("the importer reads a trace split across its read blocks, and a 100000-deep nesting") {
-  std::string doc = R"({"meta": {"deep": )" + std::string(100000, '[') + std::string(100000, ']') + R"(}, "traceEvents": [)";
+  std::string doc =
+      R"({"meta": {"deep": )" + std::string(100000, '[') + std::string(100000, ']') + R"(}, "traceEvents": [)";
   for (int i = 0; i < 50000; ++i)
     doc += (i ? "," : "") + std::string(R"({"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":)") +
            std::to_string(i) + R"(,"dur":2,"args":{"Input Dims":[[64,64],[]]}})";

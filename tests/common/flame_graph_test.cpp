@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "synthetic_events.h"
-#include "workbook/flame_graph.h"
+#include "workbook/profiler/flame_graph.h"
 
 using testing::make_event;
 using workbook::Category;
@@ -16,7 +16,8 @@ namespace {
 workbook::Profile sample() {
   std::vector<workbook::Event> events;
   for (std::uint64_t thread : {1, 2}) {
-    events.push_back(make_event(thread == 1 ? "ProfilerStep#1" : "ProfilerStep#2", 0, 100000, Category::user_annotation, thread));
+    events.push_back(
+        make_event(thread == 1 ? "ProfilerStep#1" : "ProfilerStep#2", 0, 100000, Category::user_annotation, thread));
     events.push_back(make_event("a", 10000, 60000, Category::cpu_op, thread));
     events.push_back(make_event("b c", 20000, 40000, Category::cpu_op, thread));
     events.push_back(make_event("d", 70000, 90000, Category::cpu_op, thread));

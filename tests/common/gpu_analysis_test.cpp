@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "synthetic_events.h"
-#include "workbook/gpu_analysis.h"
+#include "workbook/profiler/gpu_analysis.h"
 
 using testing::make_event;
 using workbook::Category;

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "synthetic_events.h"
-#include "workbook/key_averages.h"
+#include "workbook/profiler/key_averages.h"
 
 using workbook::Category;
 using workbook::Event;
@@ -21,8 +21,9 @@ Event ev(const char* name, std::int64_t start_us, std::int64_t end_us, Category 
 // ProfilerStep#2 [0,100] > matmul_add [5,95] > {aten::matmul [10,60] > aten::mm [20,60], aten::add [60,90]}
 // Self times: 10, 10, 10, 40, 30 = 100 us in all.
 Profile step_profile() {
-  return Profile({ev("ProfilerStep#2", 0, 100, Category::user_annotation), ev("matmul_add", 5, 95, Category::user_annotation),
-                  ev("aten::matmul", 10, 60), ev("aten::mm", 20, 60), ev("aten::add", 60, 90)});
+  return Profile({ev("ProfilerStep#2", 0, 100, Category::user_annotation),
+                  ev("matmul_add", 5, 95, Category::user_annotation), ev("aten::matmul", 10, 60),
+                  ev("aten::mm", 20, 60), ev("aten::add", 60, 90)});
 }
 
 }  // namespace
@@ -50,9 +51,12 @@ TEST_CASE("the table has Python's layout, percentages of total self time, and th
     return s;
   }() + "\n";
   CHECK(t.rfind(sep, 0) == 0);
-  CHECK(t.find("             Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  \n") != std::string::npos);
-  CHECK(t.find("         aten::mm        40.00%      40.000us        40.00%      40.000us      40.000us             1  \n") != std::string::npos);
-  CHECK(t.find("    ProfilerStep*        10.00%      10.000us       100.00%     100.000us     100.000us             1  \n") != std::string::npos);
+  CHECK(t.find("             Name    Self CPU %      Self CPU   CPU total %     CPU total  CPU time avg    # of Calls  "
+               "\n") != std::string::npos);
+  CHECK(t.find("         aten::mm        40.00%      40.000us        40.00%      40.000us      40.000us             1  "
+               "\n") != std::string::npos);
+  CHECK(t.find("    ProfilerStep*        10.00%      10.000us       100.00%     100.000us     100.000us             1  "
+               "\n") != std::string::npos);
   CHECK(t.find("Self CPU time total: 100.000us\n") != std::string::npos);
   // Sorted by CPU total, descending: the step first, aten::mm (40) before aten::add (30).
   CHECK(t.find("ProfilerStep*") < t.find("matmul_add"));
@@ -60,7 +64,8 @@ TEST_CASE("the table has Python's layout, percentages of total self time, and th
 }
 
 TEST_CASE("every ProfilerStep#N folds into one ProfilerStep* row, as in Python") {
-  const Profile p({ev("ProfilerStep#2", 0, 10, Category::user_annotation), ev("ProfilerStep#3", 20, 40, Category::user_annotation)});
+  const Profile p({ev("ProfilerStep#2", 0, 10, Category::user_annotation),
+                   ev("ProfilerStep#3", 20, 40, Category::user_annotation)});
   const KeyAverages k(p);
   REQUIRE(k.rows().size() == 1);
   CHECK(k.rows()[0].name == "ProfilerStep*");

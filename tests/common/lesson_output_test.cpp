@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
 
 TEST_CASE("claims: shown ones pass, a claim the run does not show is counted and fails a strict run") {
   const int before = workbook::claims_not_shown();

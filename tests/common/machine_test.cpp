@@ -2,7 +2,7 @@
 
 #include <torch/version.h>
 
-#include "workbook/machine.h"
+#include "workbook/lesson/machine.h"
 
 TEST_CASE("machine facts are filled in and on one line") {
   const workbook::MachineInfo m = workbook::machine_info();

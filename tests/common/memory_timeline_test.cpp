@@ -5,14 +5,15 @@
 #include <limits>
 
 #include "synthetic_events.h"
-#include "workbook/memory_timeline.h"
+#include "workbook/profiler/memory_timeline.h"
 
 using testing::make_event;
 using workbook::Category;
 
 namespace {
 
-workbook::Event memory(std::int64_t at_ns, std::int64_t bytes, workbook::DeviceType device = workbook::DeviceType::cpu) {
+workbook::Event memory(std::int64_t at_ns, std::int64_t bytes,
+                       workbook::DeviceType device = workbook::DeviceType::cpu) {
   workbook::Event e = make_event("[memory]", at_ns, at_ns, Category::memory);
   e.bytes = bytes;
   e.device_type = device;
@@ -58,7 +59,7 @@ TEST_CASE("live bytes at a moment and the peak inside a window") {
   CHECK(t.peak_between(0, 20000) == 400);
   CHECK(t.peak_between(50000, 100000) == 1000);  // the level at the window's start counts
   CHECK(t.peak_between(56000, 100000) == 600);
-  CHECK(t.peak_between(60001, 89999) == 600);   // no event inside: the level there
+  CHECK(t.peak_between(60001, 89999) == 600);  // no event inside: the level there
 }
 
 TEST_CASE("device memory has a timeline of its own") {

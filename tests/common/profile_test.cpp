@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "synthetic_events.h"
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 #include <algorithm>
 
@@ -15,8 +15,9 @@ using testing::make_event;
 
 // step [0,100] > region [5,95] > matmul [10,60] > mm [20,60]; add [60,90]; given out of order.
 Profile sample() {
-  return Profile({make_event("aten::add", 60, 90), make_event("aten::mm", 20, 60), make_event("ProfilerStep#2", 0, 100, Category::user_annotation),
-                  make_event("aten::matmul", 10, 60), make_event("matmul_add", 5, 95, Category::user_annotation)});
+  return Profile({make_event("aten::add", 60, 90), make_event("aten::mm", 20, 60),
+                  make_event("ProfilerStep#2", 0, 100, Category::user_annotation), make_event("aten::matmul", 10, 60),
+                  make_event("matmul_add", 5, 95, Category::user_annotation)});
 }
 
 }  // namespace
@@ -48,7 +49,8 @@ TEST_CASE("self time is total minus the direct children's totals") {
 }
 
 TEST_CASE("threads nest separately") {
-  const Profile p({make_event("outer", 0, 100, Category::cpu_op, 1), make_event("other_thread", 10, 20, Category::cpu_op, 2)});
+  const Profile p(
+      {make_event("outer", 0, 100, Category::cpu_op, 1), make_event("other_thread", 10, 20, Category::cpu_op, 2)});
   CHECK(p.roots().size() == 2);
 }
 
@@ -86,7 +88,8 @@ TEST_CASE("self_ns_of sums self times by name; interval_union_ns counts overlap 
   const Profile p = sample();
   CHECK(workbook::self_ns_of(p, {"aten::mm", "aten::add"}) == 40 + 30);
   CHECK(workbook::self_ns_of(p, {"nothing"}) == 0);
-  const Profile k({make_event("k1", 0, 10), make_event("k2", 5, 20), make_event("k3", 30, 40), make_event("k4", 40, 45)});
+  const Profile k(
+      {make_event("k1", 0, 10), make_event("k2", 5, 20), make_event("k3", 30, 40), make_event("k4", 40, 45)});
   CHECK(workbook::interval_union_ns(k, {0, 1, 2, 3}) == 20 + 15);
   CHECK(workbook::interval_union_ns(k, {}) == 0);
 }
@@ -148,8 +151,7 @@ TEST_CASE("memory belongs to every host event that holds its time stamp, on any 
 TEST_CASE("a 100000-deep tree is built, summed and printed without recursion") {
   std::vector<Event> events;
   const std::int64_t depth = 100000;
-  for (std::int64_t i = 0; i < depth; ++i)
-    events.push_back(make_event(i % 2 ? "odd" : "even", i, 2 * depth - i));
+  for (std::int64_t i = 0; i < depth; ++i) events.push_back(make_event(i % 2 ? "odd" : "even", i, 2 * depth - i));
   const Profile p(std::move(events));
   CHECK(p.depth(p.size() - 1) == depth - 1);
   const auto stats = p.stats();

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "workbook/session.h"
+#include "workbook/profiler/session.h"
 
 using A = workbook::Schedule::Action;
 

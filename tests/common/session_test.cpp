@@ -6,11 +6,11 @@
 
 #include <unistd.h>
 
-#include "workbook/chrome_trace.h"
-#include "workbook/key_averages.h"
-#include "workbook/machine.h"
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/lesson/machine.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 using workbook::Profile;
 using workbook::Region;
@@ -93,9 +93,7 @@ TEST_CASE("shapes, memory and FLOPs are recorded when asked") {
 }
 
 TEST_CASE("regions nest, and record nothing when no session runs") {
-  {
-    Region ignored("not recorded");
-  }
+  { Region ignored("not recorded"); }
   Session session(Schedule(0, 0, 1));
   {
     Region outer("outer");

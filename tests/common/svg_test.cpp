@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "workbook/svg.h"
+#include "workbook/profiler/svg.h"
 
 TEST_CASE("a timeline has a box per event, escaped names and the title") {
   workbook::Event a;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # fuzz.sh BUILD_DIR SECONDS: builds tests/fuzz/trace_import_fuzzer.cpp with clang's libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer over the toolkit's LibTorch-free sources, and
-# fuzzes the chrome-trace importer and key-averages builder for SECONDS, starting from the seed
-# corpus in tests/fuzz/corpus (our traces, Python's, Kineto's) and tests/data (a Kineto CUDA
-# sample, the hostile inputs). A crash leaves its input in
+# fuzzes the chrome-trace importer and key-averages builder for SECONDS, starting from the seeds in
+# tests/data, read recursively (traces/: ours, Python's, Kineto's; a Kineto CUDA sample; the
+# hostile inputs in fuzz-regressions/): one home for every test input. A crash leaves its input in
 # BUILD_DIR/fuzz/crash-*: add it to tests/data/fuzz-regressions/ (toolkit_tests replays them).
 # Exit 77 (skipped) where clang or its libFuzzer runtime is missing. `./workbook fuzz [SECONDS]`.
 set -euo pipefail
@@ -30,7 +30,7 @@ flags=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-saniti
        -I"$root/common/profiler/include")
 sources=(atomic_file chrome_trace_export chrome_trace_import flame_graph gpu_analysis key_averages normalize profile schedule svg)
 # Compile only what changed, two at a time.
-newest_header=$(ls -t "$root"/common/profiler/include/workbook/* "$root"/common/profiler/src/*.h | head -n 1)
+newest_header=$(ls -t "$root"/common/profiler/include/workbook/profiler/* "$root"/common/profiler/src/*.h | head -n 1)
 for s in "${sources[@]}"; do
   src="$root/common/profiler/src/$s.cpp" obj="$out/objects/$s.o"
   [ "$obj" -nt "$src" ] && [ "$obj" -nt "$newest_header" ] && continue
@@ -42,7 +42,7 @@ done | xargs -r -n 2 -P 2 sh -c "$cxx ${flags[*]} -c \"\$0\" -o \"\$1\""
 regressions=("$root"/tests/data/fuzz-regressions/*)
 [ -e "${regressions[0]}" ] && "$out/trace_import_fuzzer" "${regressions[@]}" >/dev/null 2>&1
 "$out/trace_import_fuzzer" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
-  -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" "$root/tests/fuzz/corpus" "$root/tests/data" 2>"$out/fuzz.log" || {
+  -print_final_stats=1 -artifact_prefix="$out/" "$out/corpus" "$root/tests/data" 2>"$out/fuzz.log" || {
   tail -n 40 "$out/fuzz.log"
   echo "fuzz: a crash; its input is in $out/crash-* — add it to tests/data/fuzz-regressions/"
   exit 1

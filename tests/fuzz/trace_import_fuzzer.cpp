@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "workbook/chrome_trace.h"
-#include "workbook/flame_graph.h"
-#include "workbook/gpu_analysis.h"
-#include "workbook/key_averages.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/flame_graph.h"
+#include "workbook/profiler/gpu_analysis.h"
+#include "workbook/profiler/key_averages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);

@@ -16,7 +16,8 @@ using exercises::Activation;
 
 double activate(double v, Activation activation) {
   if (activation == Activation::relu) return v > 0 ? v : 0;
-  if (activation == Activation::gelu_tanh) return 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+  if (activation == Activation::gelu_tanh)
+    return 0.5 * v * (1 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
   return v;
 }
 
@@ -67,7 +68,8 @@ TEST_CASE("the residual epilogue inside workbook::tiled_gemm: y = act(x W^T + b)
   const std::vector<float> x = random_normal(std::size_t(m) * k, rng), w = random_normal(std::size_t(n) * k, rng),
                            bias = random_normal(std::size_t(n), rng), residual = random_normal(std::size_t(m) * n, rng);
   for (Activation activation : {Activation::none, Activation::gelu_tanh}) {
-    const std::vector<float> y = gpu_checks::tiled_gemm_with_exercise_epilogue(x, w, bias, m, n, k, activation, residual);
+    const std::vector<float> y =
+        gpu_checks::tiled_gemm_with_exercise_epilogue(x, w, bias, m, n, k, activation, residual);
     int wrong = 0;
     for (int row = 0; row < m; ++row)
       for (int col = 0; col < n; ++col) {

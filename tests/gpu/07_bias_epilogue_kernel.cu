@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "07_bias_epilogue_kernel.h"
-#include "workbook/tiled_gemm.cuh"
+#include "workbook/support/tiled_gemm.cuh"
 
 namespace gpu_checks {
 

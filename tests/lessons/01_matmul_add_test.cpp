@@ -3,12 +3,12 @@
 #include "workbook_doctest.h"
 
 #include <fmt/format.h>
-#include <chrono>
 #include <unistd.h>
+#include <chrono>
 
 #include "01_matmul_add.h"
-#include "workbook/chrome_trace.h"
-#include "workbook/timing.h"
+#include "workbook/lesson/timing.h"
+#include "workbook/profiler/chrome_trace.h"
 
 namespace {
 
@@ -40,7 +40,8 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
   }
   CHECK(c.first_gap_us == doctest::Approx(gaps.front()).epsilon(0.001));
   // The median of the other steps only: the first step's gap is the one being compared with it.
-  CHECK(c.median_other_gap_us == doctest::Approx(workbook::median(std::vector<double>(gaps.begin() + 1, gaps.end()))).epsilon(0.001));
+  CHECK(c.median_other_gap_us ==
+        doctest::Approx(workbook::median(std::vector<double>(gaps.begin() + 1, gaps.end()))).epsilon(0.001));
   CHECK(c.first_gap_us > 0);
   CHECK(c.median_other_gap_us > 0);
 }
@@ -77,7 +78,8 @@ TEST_CASE("each cycle's trace is written as the cycle ends, not after the loop")
   const auto cycles = exercises::profile_cycles(torch::randn({256, 256}), torch::randn({256, 256}), torch::randn({256}),
                                                 workbook::Schedule(1, 1, 3, 2), dir);
   REQUIRE(cycles.size() == 2);
-  const auto first = std::filesystem::last_write_time(cycles[0].trace), second = std::filesystem::last_write_time(cycles[1].trace);
+  const auto first = std::filesystem::last_write_time(cycles[0].trace),
+             second = std::filesystem::last_write_time(cycles[1].trace);
   const auto apart_us = std::chrono::duration_cast<std::chrono::microseconds>(second - first).count();
   CAPTURE(apart_us);
   CHECK(apart_us >= 1000);

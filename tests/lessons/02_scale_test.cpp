@@ -8,8 +8,7 @@
 
 #include "02_scale.h"
 #include "record_forwards.h"
-#include "workbook/timing.h"
-
+#include "workbook/lesson/timing.h"
 
 namespace {
 
@@ -17,7 +16,8 @@ namespace {
 double step_us_at(std::int64_t n, int active = 10) {
   torch::manual_seed(2);
   const auto x = torch::randn({n, n}), w = torch::randn({n, n}), b = torch::randn({n});
-  const auto p = testing::record_forwards("matmul_add", [&] { torch::add(torch::matmul(x, w), b); }, {}, active);
+  const auto p = testing::record_forwards(
+      "matmul_add", [&] { torch::add(torch::matmul(x, w), b); }, {}, active);
   std::vector<double> steps;
   for (auto s : p.find_prefix("ProfilerStep#")) steps.push_back(double(p.total_ns(s)) / 1e3);
   return workbook::median(steps);

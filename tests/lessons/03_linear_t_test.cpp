@@ -24,11 +24,27 @@ torch::Tensor input(bool transposed) {
 TEST_CASE("eight operations: the verdict and its evidence") {
   const Case cases[] = {
       {"t", [](const torch::Tensor& x) { return x.t(); }, false, true},
-      {"permute", [](const torch::Tensor& x) { return x.permute({1, 0}); }, false, true},
+      {"permute",
+       [](const torch::Tensor& x) {
+         return x.permute({1, 0});
+       },
+       false, true},
       {"narrow", [](const torch::Tensor& x) { return x.narrow(0, 5, 10); }, false, true},
-      {"expand", [](const torch::Tensor& x) { return x.narrow(0, 0, 1).expand({8, 64}); }, false, true},
-      {"reshape of a contiguous input", [](const torch::Tensor& x) { return x.reshape({64, 48}); }, false, true},
-      {"reshape of a transposed input", [](const torch::Tensor& x) { return x.reshape({64, 48}); }, true, false},
+      {"expand",
+       [](const torch::Tensor& x) {
+         return x.narrow(0, 0, 1).expand({8, 64});
+       },
+       false, true},
+      {"reshape of a contiguous input",
+       [](const torch::Tensor& x) {
+         return x.reshape({64, 48});
+       },
+       false, true},
+      {"reshape of a transposed input",
+       [](const torch::Tensor& x) {
+         return x.reshape({64, 48});
+       },
+       true, false},
       {"contiguous of a contiguous input", [](const torch::Tensor& x) { return x.contiguous(); }, false, true},
       {"contiguous of a transposed input", [](const torch::Tensor& x) { return x.contiguous(); }, true, false},
       {"clone", [](const torch::Tensor& x) { return x.clone(); }, false, false},

@@ -39,7 +39,8 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x, one output-sized 
   const auto& in = inputs();
   workbook::SessionOptions options;
   options.profile_memory = true;
-  const auto p = testing::record_forwards("forward", [&] { exercises::linear_3d(in.x, in.w, in.b); }, options);
+  const auto p = testing::record_forwards(
+      "forward", [&] { exercises::linear_3d(in.x, in.w, in.b); }, options);
   const auto regions = p.find("forward");
   REQUIRE(regions.size() == 3);
   const std::int64_t out_bytes = B * S * N * std::int64_t(sizeof(float));

@@ -85,7 +85,8 @@ TEST_CASE("hand-counted FLOPs and the rate they imply") {
     CAPTURE(stages[std::size_t(k)].stage);
     CHECK(stages[std::size_t(k)].flops == 2 * T * D * H);
     CHECK(stages[std::size_t(k)].gemm_us > 0);
-    CHECK(stages[std::size_t(k)].gemm_gflops == doctest::Approx(double(2 * T * D * H) / (stages[std::size_t(k)].gemm_us * 1e3)));
+    CHECK(stages[std::size_t(k)].gemm_gflops ==
+          doctest::Approx(double(2 * T * D * H) / (stages[std::size_t(k)].gemm_us * 1e3)));
     CHECK(stages[std::size_t(k)].gemm_share > 0.3);  // a 256x128x512 GEMM outweighs its dispatch
   }
   CHECK(stages[2].flops == 0);
@@ -98,12 +99,12 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   using workbook::Category;
   // One forward [0, 100] us: gate_proj [0, 30] with aten::mm [5, 25]; up_proj [30, 60] with
   // aten::mm [35, 55]; act_mul [60, 70]; down_proj [70, 100] with aten::mm [72, 97].
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, Category::user_annotation),
-                             make_event("gate_proj", 0, 30000, Category::user_annotation), make_event("aten::mm", 5000, 25000),
-                             make_event("up_proj", 30000, 60000, Category::user_annotation), make_event("aten::mm", 35000, 55000),
-                             make_event("act_mul", 60000, 70000, Category::user_annotation),
-                             make_event("down_proj", 70000, 100000, Category::user_annotation),
-                             make_event("aten::mm", 72000, 97000)});
+  const workbook::Profile p(
+      {make_event("mlp_forward", 0, 100000, Category::user_annotation),
+       make_event("gate_proj", 0, 30000, Category::user_annotation), make_event("aten::mm", 5000, 25000),
+       make_event("up_proj", 30000, 60000, Category::user_annotation), make_event("aten::mm", 35000, 55000),
+       make_event("act_mul", 60000, 70000, Category::user_annotation),
+       make_event("down_proj", 70000, 100000, Category::user_annotation), make_event("aten::mm", 72000, 97000)});
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].self_us == doctest::Approx(10));

@@ -67,7 +67,8 @@ TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)"
     const std::vector<float> bias = to_vector(b);
     for (Activation activation : {Activation::none, Activation::relu, Activation::gelu_tanh}) {
       INFO("m=" << m << " n=" << n << " k=" << k << " activation=" << int(activation));
-      const std::vector<float> y = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, {bias.data(), activation});
+      const std::vector<float> y =
+          exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, {bias.data(), activation});
       REQUIRE(y.size() == std::size_t(m) * std::size_t(n));
       CHECK(torch::allclose(from_vector(y, m, n), reference(x, w, b, activation), 1e-4, 1e-4));
     }
@@ -77,7 +78,8 @@ TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)"
 TEST_CASE("a residual is added last, per row and column: y = act(x W^T + b) + r") {
   torch::manual_seed(8);
   const int m = 6, n = 5, k = 12;
-  const torch::Tensor x = torch::randn({m, k}), w = torch::randn({n, k}), b = torch::randn({n}), r = torch::randn({m, n});
+  const torch::Tensor x = torch::randn({m, k}), w = torch::randn({n, k}), b = torch::randn({n}),
+                      r = torch::randn({m, n});
   const std::vector<float> bias = to_vector(b), residual = to_vector(r);
   for (Activation activation : {Activation::none, Activation::relu, Activation::gelu_tanh}) {
     INFO("activation=" << int(activation));

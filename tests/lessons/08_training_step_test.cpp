@@ -4,7 +4,6 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
 
-
 #include "08_training_step.h"
 
 namespace {
@@ -20,10 +19,8 @@ struct Loop {
   torch::optim::SGD optimizer{parameters_of(first, second), torch::optim::SGDOptions(0.01)};
   torch::Tensor x = torch::randn({64, 32}), target = torch::randn({64, 32}), prediction, loss;
   exercises::TrainingStep step() {
-    return {[this] { optimizer.zero_grad(); },
-            [this] { prediction = second->forward(torch::relu(first->forward(x))); },
-            [this] { loss = torch::mse_loss(prediction, target); },
-            [this] { loss.backward(); },
+    return {[this] { optimizer.zero_grad(); }, [this] { prediction = second->forward(torch::relu(first->forward(x))); },
+            [this] { loss = torch::mse_loss(prediction, target); }, [this] { loss.backward(); },
             [this] { optimizer.step(); }};
   }
 };

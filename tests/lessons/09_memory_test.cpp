@@ -3,7 +3,7 @@
 #include "workbook_doctest.h"
 
 #include "09_memory.h"
-#include "workbook/training_memory.h"
+#include "workbook/support/training_memory.h"
 
 namespace {
 
@@ -36,10 +36,6 @@ TEST_CASE("the prediction holds where hidden is wider than the model") {
   check_prediction({200, 96, 384});
 }
 
-TEST_CASE("the prediction holds where the model is wider than hidden") {
-  check_prediction({256, 192, 96});
-}
+TEST_CASE("the prediction holds where the model is wider than hidden") { check_prediction({256, 192, 96}); }
 
-TEST_CASE("the prediction holds where the weights outweigh the activations") {
-  check_prediction({16, 256, 512});
-}
+TEST_CASE("the prediction holds where the weights outweigh the activations") { check_prediction({16, 256, 512}); }

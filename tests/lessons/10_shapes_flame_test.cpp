@@ -13,7 +13,8 @@ using workbook::Category;
 
 namespace {
 
-workbook::Event op(const char* name, std::int64_t start_us, std::int64_t end_us, std::vector<std::vector<std::int64_t>> shapes) {
+workbook::Event op(const char* name, std::int64_t start_us, std::int64_t end_us,
+                   std::vector<std::vector<std::int64_t>> shapes) {
   workbook::Event e = make_event(name, start_us * 1000, end_us * 1000);
   e.input_shapes = std::move(shapes);
   return e;
@@ -34,8 +35,9 @@ TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never t
   CHECK(c.calls == 3);
   CHECK(c.self_us == doctest::Approx(30));
   CHECK(c.share == doctest::Approx(30.0 / 110.0));
-  CHECK_THROWS_AS(exercises::most_expensive_shape(workbook::Profile({make_event("region", 0, 10, Category::user_annotation)})),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      exercises::most_expensive_shape(workbook::Profile({make_event("region", 0, 10, Category::user_annotation)})),
+      std::invalid_argument);
 }
 
 TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
@@ -43,10 +45,13 @@ TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
   const auto big = torch::randn({384, 384}), small = torch::randn({16, 16}), v = torch::randn({4096});
   workbook::SessionOptions options;
   options.record_shapes = true;
-  const auto p = testing::record_forwards("mixed", [&] {
-    torch::Tensor a = torch::mm(big, big);
-    for (int i = 0; i < 20; ++i) a = torch::mm(small, small) + v.sum();
-  }, options);
+  const auto p = testing::record_forwards(
+      "mixed",
+      [&] {
+        torch::Tensor a = torch::mm(big, big);
+        for (int i = 0; i < 20; ++i) a = torch::mm(small, small) + v.sum();
+      },
+      options);
   const auto c = exercises::most_expensive_shape(p);
   CHECK(c.op == "aten::mm");
   CHECK(c.input_shapes == "[[384, 384], [384, 384]]");

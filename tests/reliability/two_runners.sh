@@ -17,9 +17,11 @@ for r in a b; do
 done
 [ "$sa" -le 1 ] && [ "$sb" -le 1 ] || { echo "two_runners: exit statuses $sa and $sb"; cat "$log/a" "$log/b"; exit 1; }
 [ "$sa" -eq "$sb" ] || { echo "two_runners: the two runners disagree ($sa vs $sb)"; exit 1; }
-if [ -f "$root/.workbook/progress" ]; then
-  bad=$(grep -cvx '[0-9][0-9] done' "$root/.workbook/progress")
-  [ "$bad" -eq 0 ] || { echo "two_runners: the progress record is corrupt"; cat "$root/.workbook/progress"; exit 1; }
+if [ -f "$root/.workbook/progress.json" ]; then
+  python3 -c 'import json, re, sys
+p = json.load(open(sys.argv[1]))
+assert all(re.fullmatch(r"[0-9][0-9]", n) for n in p["done"])' "$root/.workbook/progress.json" ||
+    { echo "two_runners: the progress record is corrupt"; cat "$root/.workbook/progress.json"; exit 1; }
 fi
 "$root/workbook" list >/dev/null || { echo "two_runners: list failed afterwards"; exit 1; }
 echo "two_runners: both finished with exit $sa; build tree and progress record intact"

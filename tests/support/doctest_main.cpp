@@ -2,7 +2,8 @@
 //
 // `./workbook check N` sets WORKBOOK_EXERCISE=N: then failures are told to the learner in a few
 // lines each (which check, what it wanted, what this run gave, where a hint is) instead of
-// doctest's full report, which the suite keeps.
+// doctest's full report, which the suite keeps. WORKBOOK_TEST_SUITE_EXCLUDE=timing leaves out
+// doctest suites by name (the sanitizer leg's test preset sets it).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -14,6 +15,13 @@
 #include <string>
 
 namespace {
+
+// A LibTorch error's first line says what and where; the c10 backtrace below it is for the log.
+std::string first_line(const std::string& text) {
+  const auto end = text.find('\n');
+  if (end == std::string::npos) return text;
+  return text.substr(0, end) + " (backtrace left out: rerun the check binary without WORKBOOK_EXERCISE for it)";
+}
 
 struct LearnerReporter : doctest::IReporter {
   std::ostream& out;
@@ -41,7 +49,8 @@ struct LearnerReporter : doctest::IReporter {
       out << "all " << cases << " checks of exercise " << exercise << " pass\n";
       return;
     }
-    out << "\n" << failed_cases << " of " << cases << " checks fail. Stuck? ./workbook hint " << exercise
+    out << "\n"
+        << failed_cases << " of " << cases << " checks fail. Stuck? ./workbook hint " << exercise
         << " shows the next hint.\n";
   }
   void test_case_start(const doctest::TestCaseData& data) override {
@@ -54,7 +63,7 @@ struct LearnerReporter : doctest::IReporter {
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException& e) override {
     header();
-    out << "  stopped: " << e.error_string.c_str() << "\n";
+    out << "  stopped: " << first_line(e.error_string.c_str()) << "\n";
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -73,8 +82,10 @@ struct LearnerReporter : doctest::IReporter {
       out << "  for " << context.str() << "\n";
     }
     out << "  wanted: " << a.m_expr << "\n";
-    if (a.m_threw) out << "  but it threw: " << a.m_exception.c_str() << "\n";
-    else out << "  this run gave: " << a.m_decomp.c_str() << "\n";
+    if (a.m_threw)
+      out << "  but it threw: " << a.m_exception.c_str() << "\n";
+    else
+      out << "  this run gave: " << a.m_decomp.c_str() << "\n";
   }
   void log_message(const doctest::MessageData& m) override {
     if (!case_failed || shown > 2) return;
@@ -90,6 +101,9 @@ REGISTER_REPORTER("learner", 1, LearnerReporter);
 int main(int argc, char** argv) {
   doctest::Context context;
   if (std::getenv("WORKBOOK_EXERCISE")) context.setOption("reporters", "learner");
+  // The sanitizer leg's test preset leaves out the suites whose checks compare timings.
+  if (const char* excluded = std::getenv("WORKBOOK_TEST_SUITE_EXCLUDE"))
+    context.setOption("test-suite-exclude", excluded);
   context.applyCommandLine(argc, argv);
   return context.run();
 }

@@ -4,8 +4,8 @@
 #include <functional>
 #include <string>
 
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace testing {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Building blocks for toolkit tests on synthetic event trees.
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 namespace testing {
 

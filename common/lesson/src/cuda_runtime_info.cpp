@@ -1,5 +1,5 @@
 // Built with the CUDA Toolkit (plain C++ against the runtime API; no nvcc needed).
-#include "workbook/cuda_runtime_info.h"
+#include "workbook/lesson/cuda_runtime_info.h"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // Built without the CUDA Toolkit.
-#include "workbook/cuda_runtime_info.h"
+#include "workbook/lesson/cuda_runtime_info.h"
 
 namespace workbook {
 

@@ -1,16 +1,16 @@
-#include "workbook/lesson_cli.h"
-#include "workbook/lesson_output.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
 
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <torch/cuda.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <map>
 
-#include "workbook/atomic_file.h"
+#include "workbook/profiler/atomic_file.h"
 
 namespace workbook {
 
@@ -80,11 +80,11 @@ std::int64_t physical_memory_bytes() {
 
 c10::ScalarType parse_dtype(const std::string& name) {
   static const std::map<std::string, c10::ScalarType> names{
-      {"float32", c10::ScalarType::Float},    {"float", c10::ScalarType::Float},
-      {"fp32", c10::ScalarType::Float},       {"float64", c10::ScalarType::Double},
-      {"double", c10::ScalarType::Double},    {"bfloat16", c10::ScalarType::BFloat16},
-      {"bf16", c10::ScalarType::BFloat16},    {"float16", c10::ScalarType::Half},
-      {"half", c10::ScalarType::Half},        {"fp16", c10::ScalarType::Half}};
+      {"float32", c10::ScalarType::Float}, {"float", c10::ScalarType::Float},
+      {"fp32", c10::ScalarType::Float},    {"float64", c10::ScalarType::Double},
+      {"double", c10::ScalarType::Double}, {"bfloat16", c10::ScalarType::BFloat16},
+      {"bf16", c10::ScalarType::BFloat16}, {"float16", c10::ScalarType::Half},
+      {"half", c10::ScalarType::Half},     {"fp16", c10::ScalarType::Half}};
   auto it = names.find(name);
   if (it == names.end())
     throw std::invalid_argument("unknown dtype '" + name + "' (use float32, float64, bfloat16 or float16)");
@@ -93,11 +93,16 @@ c10::ScalarType parse_dtype(const std::string& name) {
 
 std::string dtype_name(c10::ScalarType dtype) {
   switch (dtype) {
-    case c10::ScalarType::Float: return "float32";
-    case c10::ScalarType::Double: return "float64";
-    case c10::ScalarType::BFloat16: return "bfloat16";
-    case c10::ScalarType::Half: return "float16";
-    default: return c10::toString(dtype);
+    case c10::ScalarType::Float:
+      return "float32";
+    case c10::ScalarType::Double:
+      return "float64";
+    case c10::ScalarType::BFloat16:
+      return "bfloat16";
+    case c10::ScalarType::Half:
+      return "float16";
+    default:
+      return c10::toString(dtype);
   }
 }
 
@@ -109,13 +114,15 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   remove_partial_files_on_interrupt();
   CLI::App app(d.description, d.program);
   std::int64_t size = d.size;
-  std::string dtype_text = d.float32_only_reason.empty() ? d.dtype : "float32", device_text = "auto", out_text = "traces";
+  std::string dtype_text = d.float32_only_reason.empty() ? d.dtype : "float32", device_text = "auto",
+              out_text = "traces";
   int steps = d.steps, warmup = d.warmup;
   // LibTorch's own choice (1 on a 2-core machine), not every core: OpenBLAS runs its own thread
   // pool, and extra OpenMP workers beside it made lesson 04's GEMMs 1.5x slower on 2 cores.
   int threads = at::get_num_threads();
   app.add_option("--size", size, fmt::format("matrix size n (1..{})", d.max_size))->capture_default_str();
-  app.add_option("--dtype", dtype_text, "float32 | float64 | bfloat16 | float16 (default: float32 on CPU, bfloat16 on CUDA)");
+  app.add_option("--dtype", dtype_text,
+                 "float32 | float64 | bfloat16 | float16 (default: float32 on CPU, bfloat16 on CUDA)");
   app.add_option("--device", device_text, "auto | cpu | cuda")->capture_default_str();
   app.add_option("--steps", steps, "recorded (active) profiler steps")->capture_default_str();
   app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str();
@@ -123,7 +130,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)")->capture_default_str();
   for (const ExtraFlag& flag : d.extra) {
     if (flag.is_switch) {
-      app.add_flag_callback(flag.name, [value = flag.value] { *value = "1"; }, flag.help);
+      app.add_flag_callback(
+          flag.name, [value = flag.value] { *value = "1"; }, flag.help);
     } else {
       app.add_option(flag.name, *flag.value, flag.help);
     }
@@ -139,10 +147,14 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
 
   LessonOptions o;
   o.slug = d.slug;
-  if (size < 1 || size > d.max_size) usage_error(d.program, fmt::format("--size must be between 1 and {} (got {})", d.max_size, size));
-  if (steps < 1 || steps > 1000) usage_error(d.program, fmt::format("--steps must be between 1 and 1000 (got {})", steps));
-  if (warmup < 0 || warmup > 1000) usage_error(d.program, fmt::format("--warmup must be between 0 and 1000 (got {})", warmup));
-  if (threads < 1 || threads > 1024) usage_error(d.program, fmt::format("--threads must be between 1 and 1024 (got {})", threads));
+  if (size < 1 || size > d.max_size)
+    usage_error(d.program, fmt::format("--size must be between 1 and {} (got {})", d.max_size, size));
+  if (steps < 1 || steps > 1000)
+    usage_error(d.program, fmt::format("--steps must be between 1 and 1000 (got {})", steps));
+  if (warmup < 0 || warmup > 1000)
+    usage_error(d.program, fmt::format("--warmup must be between 0 and 1000 (got {})", warmup));
+  if (threads < 1 || threads > 1024)
+    usage_error(d.program, fmt::format("--threads must be between 1 and 1024 (got {})", threads));
   o.size = size;
   o.steps = steps;
   o.warmup = warmup;
@@ -159,7 +171,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
     o.device = c10::Device(c10::DeviceType::CPU);
   } else if (device_text == "cuda") {
     if (!torch::cuda::is_available())
-      usage_error(d.program, "--device cuda: no CUDA GPU is usable here (LibTorch without CUDA, or no device); use --device cpu");
+      usage_error(d.program,
+                  "--device cuda: no CUDA GPU is usable here (LibTorch without CUDA, or no device); use --device cpu");
     o.device = c10::Device(c10::DeviceType::CUDA, 0);
   } else {
     usage_error(d.program, fmt::format("--device must be auto, cpu or cuda (got '{}')", device_text));
@@ -175,8 +188,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   // Three n x n operands plus results must fit comfortably in memory.
   const std::int64_t bytes = 4 * size * size * std::int64_t(c10::elementSize(o.dtype));
   if (bytes > physical_memory_bytes() / 2)
-    usage_error(d.program, fmt::format("--size {} needs about {:.1f} GiB, more than half of this machine's memory", size,
-                                       double(bytes) / double(1 << 30)));
+    usage_error(d.program, fmt::format("--size {} needs about {:.1f} GiB, more than half of this machine's memory",
+                                       size, double(bytes) / double(1 << 30)));
 
   o.out = std::filesystem::path(out_text) / d.slug;
   try {

@@ -1,13 +1,13 @@
-#include "workbook/lesson_output.h"
+#include "workbook/lesson/lesson_output.h"
 
 #include <fmt/format.h>
 
 #include <sstream>
 
-#include "workbook/atomic_file.h"
-#include "workbook/chrome_trace.h"
-#include "workbook/machine.h"
-#include "workbook/svg.h"
+#include "workbook/lesson/machine.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 
@@ -62,7 +62,8 @@ int not_shown = 0;
 
 bool claim(bool holds, const std::string& sentence, const std::string& evidence) {
   if (!holds) ++not_shown;
-  fmt::print("  {} {}\n      evidence from this run: {}\n", holds ? "shown:" : "NOT shown by this run:", sentence, evidence);
+  fmt::print("  {} {}\n      evidence from this run: {}\n", holds ? "shown:" : "NOT shown by this run:", sentence,
+             evidence);
   return holds;
 }
 

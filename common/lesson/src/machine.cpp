@@ -1,4 +1,4 @@
-#include "workbook/machine.h"
+#include "workbook/lesson/machine.h"
 
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "workbook/session.h"
+#include "workbook/profiler/session.h"
 
 namespace workbook {
 namespace {

@@ -1,4 +1,4 @@
-#include "workbook/atomic_file.h"
+#include "workbook/profiler/atomic_file.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -46,7 +46,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   std::error_code ec;
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot create folder {}: {}", path.parent_path().string(), ec.message()));
+    if (ec)
+      throw std::runtime_error(fmt::format("cannot create folder {}: {}", path.parent_path().string(), ec.message()));
   }
   const fs::path temp = path.string() + ".tmp." + std::to_string(::getpid());
   const InFlight guard(temp.string());

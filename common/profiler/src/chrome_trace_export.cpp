@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "workbook/atomic_file.h"
-#include "workbook/chrome_trace.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
 
 namespace workbook {
 namespace {
@@ -39,9 +39,11 @@ void put_us(Buffer& out, std::int64_t ns) {
 
 long device_index(const Event& e) { return e.device_index; }
 
-void put_metadata(Buffer& out, const char* what, long pid, std::uint64_t tid, const char* key, const std::string& value) {
-  fmt::format_to(std::back_inserter(out), ",\n{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":0,\"args\":{{\"{}\":",
-                 what, pid, tid, key);
+void put_metadata(Buffer& out, const char* what, long pid, std::uint64_t tid, const char* key,
+                  const std::string& value) {
+  fmt::format_to(std::back_inserter(out),
+                 ",\n{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":0,\"args\":{{\"{}\":", what, pid, tid,
+                 key);
   put_string(out, value);
   out.append(std::string_view("}}"));
 }
@@ -73,7 +75,9 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
     begin_event();
     if (e.category == Category::memory) {
       host_threads.insert(e.thread);
-      fmt::format_to(it, "{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":{},\"tid\":{},\"ts\":",
+      fmt::format_to(it,
+                     "{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"pid\":{},"
+                     "\"tid\":{},\"ts\":",
                      pid, e.thread);
       put_us(out, e.start_ns);
       // c10::DeviceType numbers: CPU 0, CUDA 1.
@@ -135,11 +139,13 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
     if (launch == launches.end()) continue;
     const Event& l = profile[launch->second];
     begin_event();
-    fmt::format_to(it, "{{\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"ts\":", k.correlation,
-                   pid, l.thread);
+    fmt::format_to(it, "{{\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"ts\":",
+                   k.correlation, pid, l.thread);
     put_us(out, l.start_ns);
-    fmt::format_to(it, "}},\n{{\"ph\":\"f\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"ts\":",
-                   k.correlation, device_index(k), k.thread);
+    fmt::format_to(
+        it,
+        "}},\n{{\"ph\":\"f\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\",\"ts\":",
+        k.correlation, device_index(k), k.thread);
     put_us(out, k.start_ns);
     out.push_back('}');
   }
@@ -149,7 +155,10 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
     out.append(std::string_view("\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":"));
     fmt::format_to(it, "{},\"tid\":0,\"ts\":0,\"args\":{{\"sort_index\":-1}}}}", pid);
   } else {
-    fmt::format_to(it, ",\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"ts\":0,\"args\":{{\"sort_index\":-1}}}}", pid);
+    fmt::format_to(it,
+                   ",\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{},\"tid\":0,\"ts\":0,\"args\":{{\"sort_"
+                   "index\":-1}}}}",
+                   pid);
   }
   put_metadata(out, "process_name", pid, 0, "name", options.process_name);
   int n = 0;

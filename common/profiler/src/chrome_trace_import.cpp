@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "normalize.h"
-#include "workbook/chrome_trace.h"
+#include "workbook/profiler/chrome_trace.h"
 
 namespace workbook {
 namespace {
@@ -240,7 +240,8 @@ class Parser {
     }
   }
   static std::string printable(char c) {
-    return (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", (unsigned char)c);
+    return (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? std::string(1, c)
+                                                               : fmt::format("\\x{:02x}", (unsigned char)c);
   }
   [[noreturn]] void bad_json(const std::string& what) const {
     fail(fmt::format("not valid JSON: {} at byte {}", what, consumed_ + std::size_t(p_ - mark_)));
@@ -321,14 +322,30 @@ class Parser {
       const char x = peek();
       ++p_;
       switch (x) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           std::uint32_t cp = hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -342,7 +359,8 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default: bad_json("invalid escape in a string");
+        default:
+          bad_json("invalid escape in a string");
       }
     }
     check_utf8(out);
@@ -355,10 +373,14 @@ class Parser {
       const char c = peek();
       ++p_;
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= std::uint32_t(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= std::uint32_t(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= std::uint32_t(c - 'A' + 10);
-      else bad_json("invalid \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= std::uint32_t(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= std::uint32_t(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= std::uint32_t(c - 'A' + 10);
+      else
+        bad_json("invalid \\u escape");
     }
     return v;
   }
@@ -389,7 +411,8 @@ class Parser {
       if (extra < 0 || (c >= 0xC0 && c < 0xC2) || c > 0xF4 || i + std::size_t(extra) >= s.size() + (extra == 0))
         fail("not valid JSON: invalid UTF-8 in a string");
       for (int k = 1; k <= extra; ++k)
-        if ((static_cast<unsigned char>(s[i + std::size_t(k)]) & 0xC0) != 0x80) fail("not valid JSON: invalid UTF-8 in a string");
+        if ((static_cast<unsigned char>(s[i + std::size_t(k)]) & 0xC0) != 0x80)
+          fail("not valid JSON: invalid UTF-8 in a string");
       i += std::size_t(extra) + 1;
     }
   }
@@ -585,17 +608,25 @@ class Parser {
       skip_ws();
       expect(':');
       skip_ws();
-      if (key == "External id") e.external_id = int_or_zero();
-      else if (key == "correlation") e.correlation = int_or_zero();
-      else if (key == "flops") e.flops = int_or_zero();
-      else if (key == "Bytes") e.bytes = int_or_zero();
-      else if (key == "Device Type") memory_device_code = int_or_zero();
-      else if (key == "Device Id") device_id = int_or_zero();
+      if (key == "External id")
+        e.external_id = int_or_zero();
+      else if (key == "correlation")
+        e.correlation = int_or_zero();
+      else if (key == "flops")
+        e.flops = int_or_zero();
+      else if (key == "Bytes")
+        e.bytes = int_or_zero();
+      else if (key == "Device Type")
+        memory_device_code = int_or_zero();
+      else if (key == "Device Id")
+        device_id = int_or_zero();
       else if (key == "device") {
         device_arg = int_or_zero();
         has_device_arg = true;
-      } else if (key == "Input Dims" || key == "Input dims") input_dims(e.input_shapes);
-      else skip_value();
+      } else if (key == "Input Dims" || key == "Input dims")
+        input_dims(e.input_shapes);
+      else
+        skip_value();
       if (more_members('}')) continue;
       return;
     }
@@ -617,7 +648,8 @@ class Parser {
   std::int64_t nanoseconds(const Number& n, const char* key, std::size_t index) const {
     if (!n.present || !n.is_number) fail(fmt::format("event {}: '{}' is missing or not a number", index, key));
     std::int64_t v = 0;
-    if (!decimal_to_int(n.text, 3, v)) fail(fmt::format("event {}: '{}' is out of range (its ns do not fit in 64 bits)", index, key));
+    if (!decimal_to_int(n.text, 3, v))
+      fail(fmt::format("event {}: '{}' is out of range (its ns do not fit in 64 bits)", index, key));
     return v;
   }
 
@@ -738,7 +770,8 @@ Profile load_chrome_trace(const std::filesystem::path& path) {
   bool any = false;
   for (;;) {
     const std::size_t got = std::fread(buffer.data() + filled, 1, buffer.size() - filled, file.get());
-    if (got == 0 && std::ferror(file.get())) throw TraceError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
+    if (got == 0 && std::ferror(file.get()))
+      throw TraceError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
     filled += got;
     any = any || filled > 0;
     const bool last = got == 0 || std::feof(file.get());

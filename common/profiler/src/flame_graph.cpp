@@ -1,4 +1,4 @@
-#include "workbook/flame_graph.h"
+#include "workbook/profiler/flame_graph.h"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "saturating.h"
-#include "workbook/atomic_file.h"
-#include "workbook/key_averages.h"
-#include "workbook/svg.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/format.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 namespace {
@@ -82,8 +82,10 @@ std::string flame_graph_svg(const Profile& profile, const std::string& title, in
   const int row = 18, top = 40, margin = 10;
   const int height = top + row * std::max(depth, 1) + margin;
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
-      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{2}\" y=\"22\" font-size=\"14\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{2}\" y=\"22\" "
+      "font-size=\"14\" "
       "font-weight=\"bold\">{3}</text>\n",
       width, height, margin, svg_escape(title));
   if (root.value == 0) return svg + "<text x=\"10\" y=\"40\">no self time to show</text>\n</svg>\n";
@@ -111,8 +113,8 @@ std::string flame_graph_svg(const Profile& profile, const std::string& title, in
     svg += fmt::format(
         "<g><title>{} · {} · {:.1f}%</title><rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
         "fill=\"hsl({}, 80%, 60%)\" stroke=\"white\" stroke-width=\"0.5\"/>",
-        svg_escape(item.name), format_time_us(double(item.node->value)), 100.0 * double(item.node->value) / double(root.value),
-        item.x, y, std::max(w, 0.5), row - 1, 10 + hue);
+        svg_escape(item.name), format_time_us(double(item.node->value)),
+        100.0 * double(item.node->value) / double(root.value), item.x, y, std::max(w, 0.5), row - 1, 10 + hue);
     if (w > 6.5 * double(item.name.size()) + 4)
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\">{}</text>", item.x + 2, y + 12, svg_escape(item.name));
     svg += "</g>\n";

@@ -1,4 +1,4 @@
-#include "workbook/gpu_analysis.h"
+#include "workbook/profiler/gpu_analysis.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,14 +9,15 @@
 #include <unordered_map>
 
 #include "saturating.h"
-#include "workbook/key_averages.h"
-#include "workbook/svg.h"
+#include "workbook/profiler/format.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 namespace {
 
 bool keeps_busy(const Event& e) {
-  return e.on_device() && (e.work == DeviceWork::kernel || e.work == DeviceWork::memcpy || e.work == DeviceWork::memset);
+  return e.on_device() &&
+         (e.work == DeviceWork::kernel || e.work == DeviceWork::memcpy || e.work == DeviceWork::memset);
 }
 
 // Union of intervals clipped to [from, to), with the gaps between them.
@@ -30,7 +31,8 @@ Union union_of(std::vector<std::pair<std::int64_t, std::int64_t>> spans, std::in
     s = std::max(s, from);
     e = std::min(e, to);
   }
-  spans.erase(std::remove_if(spans.begin(), spans.end(), [](const auto& p) { return p.second <= p.first; }), spans.end());
+  spans.erase(std::remove_if(spans.begin(), spans.end(), [](const auto& p) { return p.second <= p.first; }),
+              spans.end());
   std::sort(spans.begin(), spans.end());
   bool open = false;
   std::int64_t start = 0, end = 0;
@@ -73,7 +75,9 @@ std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventI
       per_stream[e.thread].emplace_back(e.start_ns, e.end_ns);
       ++activities[e.thread];
       const std::int64_t inside = std::min(e.end_ns, to) - std::max(e.start_ns, from);
-      std::int64_t& sum = e.work == DeviceWork::kernel ? d.kernel_ns : e.work == DeviceWork::memcpy ? d.memcpy_ns : d.memset_ns;
+      std::int64_t& sum = e.work == DeviceWork::kernel   ? d.kernel_ns
+                          : e.work == DeviceWork::memcpy ? d.memcpy_ns
+                                                         : d.memset_ns;
       sum = detail::sat_add(sum, inside);
     }
     const Union u = union_of(spans, from, to);
@@ -103,7 +107,8 @@ std::int64_t nearest_rank(const std::vector<std::int64_t>& sorted, double q) {
 
 }  // namespace
 
-std::int64_t busy_ns_within(const Profile& profile, const std::vector<EventId>& ids, std::int64_t from, std::int64_t to) {
+std::int64_t busy_ns_within(const Profile& profile, const std::vector<EventId>& ids, std::int64_t from,
+                            std::int64_t to) {
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
   for (EventId id : ids)
     if (keeps_busy(profile[id])) spans.emplace_back(profile[id].start_ns, profile[id].end_ns);
@@ -139,7 +144,8 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     k.share = fraction(k.total_ns, kernel_total);
     a.kernels.push_back(k);
   }
-  std::stable_sort(a.kernels.begin(), a.kernels.end(), [](const KernelUse& x, const KernelUse& y) { return x.total_ns > y.total_ns; });
+  std::stable_sort(a.kernels.begin(), a.kernels.end(),
+                   [](const KernelUse& x, const KernelUse& y) { return x.total_ns > y.total_ns; });
   std::vector<std::int64_t> delays;
   for (EventId id : work) {
     const Event& e = p[id];
@@ -170,11 +176,12 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
   if (a.devices.empty()) return "no device activity (kernels, copies, fills) in this profile\n";
   std::string out;
   for (const auto& d : a.devices) {
-    out += fmt::format("GPU {}: busy {} of {} ({:.1f}%), idle {} in {} gaps (longest {}); kernels {}, memcpy {}, memset {}\n",
-                       d.device, format_time_us(double(d.busy_ns) / 1e3), format_time_us(double(d.window_ns) / 1e3),
-                       100 * d.busy_fraction, format_time_us(double(d.idle_ns) / 1e3), d.gaps,
-                       format_time_us(double(d.longest_gap_ns) / 1e3), format_time_us(double(d.kernel_ns) / 1e3),
-                       format_time_us(double(d.memcpy_ns) / 1e3), format_time_us(double(d.memset_ns) / 1e3));
+    out += fmt::format(
+        "GPU {}: busy {} of {} ({:.1f}%), idle {} in {} gaps (longest {}); kernels {}, memcpy {}, memset {}\n",
+        d.device, format_time_us(double(d.busy_ns) / 1e3), format_time_us(double(d.window_ns) / 1e3),
+        100 * d.busy_fraction, format_time_us(double(d.idle_ns) / 1e3), d.gaps,
+        format_time_us(double(d.longest_gap_ns) / 1e3), format_time_us(double(d.kernel_ns) / 1e3),
+        format_time_us(double(d.memcpy_ns) / 1e3), format_time_us(double(d.memset_ns) / 1e3));
     for (const auto& s : d.streams)
       out += fmt::format("  stream {:<6} busy {:>10} ({:5.1f}%)  {} activities\n", s.stream,
                          format_time_us(double(s.busy_ns) / 1e3), 100 * s.busy_fraction, s.activities);
@@ -183,7 +190,8 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
   for (std::size_t i = 0; i < a.kernels.size() && i < top_kernels; ++i) {
     const auto& k = a.kernels[i];
     const std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
-    out += fmt::format("  {:5.1f}%  {:>10}  x{:<5} {}\n", 100 * k.share, format_time_us(double(k.total_ns) / 1e3), k.count, name);
+    out += fmt::format("  {:5.1f}%  {:>10}  x{:<5} {}\n", 100 * k.share, format_time_us(double(k.total_ns) / 1e3),
+                       k.count, name);
   }
   out += fmt::format("\nlaunch queue (runtime call start -> device start), {} matched: median {}, p90 {}\n",
                      a.launch_queue.count, format_time_us(double(a.launch_queue.median_ns) / 1e3),
@@ -202,7 +210,9 @@ namespace {
 nlohmann::json device_json(const DeviceUse& d) {
   nlohmann::json streams = nlohmann::json::array();
   for (const auto& s : d.streams)
-    streams.push_back({{"stream", s.stream}, {"busy_us", double(s.busy_ns) / 1e3}, {"busy_fraction", s.busy_fraction},
+    streams.push_back({{"stream", s.stream},
+                       {"busy_us", double(s.busy_ns) / 1e3},
+                       {"busy_fraction", s.busy_fraction},
                        {"activities", s.activities}});
   return {{"device", d.device},
           {"window_us", double(d.window_ns) / 1e3},
@@ -224,7 +234,8 @@ std::string gpu_analysis_json(const GpuAnalysis& a) {
   for (const auto& d : a.devices) out["devices"].push_back(device_json(d));
   out["kernels"] = nlohmann::json::array();
   for (const auto& k : a.kernels)
-    out["kernels"].push_back({{"name", k.name}, {"count", k.count}, {"total_us", double(k.total_ns) / 1e3}, {"share", k.share}});
+    out["kernels"].push_back(
+        {{"name", k.name}, {"count", k.count}, {"total_us", double(k.total_ns) / 1e3}, {"share", k.share}});
   out["launch_queue"] = {{"count", a.launch_queue.count},
                          {"median_us", double(a.launch_queue.median_ns) / 1e3},
                          {"p90_us", double(a.launch_queue.p90_ns) / 1e3}};
@@ -232,7 +243,8 @@ std::string gpu_analysis_json(const GpuAnalysis& a) {
   for (const auto& s : a.steps) {
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : s.devices) devices.push_back(device_json(d));
-    out["steps"].push_back({{"name", s.name}, {"window_us", double(s.window_ns) / 1e3}, {"devices", devices}, {"verdict", s.verdict}});
+    out["steps"].push_back(
+        {{"name", s.name}, {"window_us", double(s.window_ns) / 1e3}, {"devices", devices}, {"verdict", s.verdict}});
   }
   return out.dump(2) + "\n";
 }
@@ -269,14 +281,16 @@ std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) 
   const int label_w = 130, cell_w = 110, cell_h = 26, top = 64, left = 10;
   const int width = left + label_w + cell_w * int(columns.size()) + 10, height = top + cell_h * int(rows.size()) + 30;
   std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" "
       "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"22\" font-size=\"14\" font-weight=\"bold\">{3}</text>\n"
-      "<text x=\"{2}\" y=\"40\" fill=\"#555\">GPU busy fraction (kernels, copies, fills) per window; darker is busier</text>\n",
+      "<text x=\"{2}\" y=\"40\" fill=\"#555\">GPU busy fraction (kernels, copies, fills) per window; darker is "
+      "busier</text>\n",
       width, height, left, svg_escape(title));
   for (std::size_t c = 0; c < columns.size(); ++c)
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + label_w + int(c) * cell_w + cell_w / 2,
-                       top - 6, svg_escape(columns[c]));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                       left + label_w + int(c) * cell_w + cell_w / 2, top - 6, svg_escape(columns[c]));
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int y = top + int(r) * cell_h;
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", left, y + 17, svg_escape(rows[r].label));
@@ -284,10 +298,12 @@ std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) 
       const double f = std::clamp(rows[r].cells[c], 0.0, 1.0);
       const int shade = int(235 - 175 * f);
       svg += fmt::format(
-          "<g><title>{} · {}: {:.1f}% busy</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"rgb({},{},255)\" "
+          "<g><title>{} · {}: {:.1f}% busy</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"rgb({},{},255)\" "
           "stroke=\"white\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{:.1f}%</text></g>\n",
-          svg_escape(rows[r].label), svg_escape(columns[c]), 100 * f, left + label_w + int(c) * cell_w, y, cell_w, cell_h,
-          shade, shade, left + label_w + int(c) * cell_w + cell_w / 2, y + 17, f > 0.5 ? "white" : "black", 100 * f);
+          svg_escape(rows[r].label), svg_escape(columns[c]), 100 * f, left + label_w + int(c) * cell_w, y, cell_w,
+          cell_h, shade, shade, left + label_w + int(c) * cell_w + cell_w / 2, y + 17, f > 0.5 ? "white" : "black",
+          100 * f);
     }
   }
   return svg + "</svg>\n";

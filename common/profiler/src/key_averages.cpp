@@ -1,4 +1,4 @@
-#include "workbook/key_averages.h"
+#include "workbook/profiler/key_averages.h"
 
 #include "saturating.h"
 
@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <tuple>
 #include <map>
-#include <unordered_map>
 #include <stdexcept>
+#include <tuple>
+#include <unordered_map>
 
 namespace workbook {
 namespace {
@@ -53,29 +53,13 @@ std::string time_share(double part, double whole) {
 
 }  // namespace
 
-std::string format_time_us(double us) {
-  if (us >= 1e6) return fmt::format("{:.3f}s", us / 1e6);
-  if (us >= 1e3) return fmt::format("{:.3f}ms", us / 1e3);
-  return fmt::format("{:.3f}us", us);
-}
-
-std::string format_memory(std::int64_t bytes) {
-  const double kb = 1024, mb = kb * 1024, gb = mb * 1024;
-  const double a = std::fabs(double(bytes));
-  if (a >= gb) return fmt::format("{:.2f} Gb", double(bytes) / gb);
-  if (a >= mb) return fmt::format("{:.2f} Mb", double(bytes) / mb);
-  if (a >= kb) return fmt::format("{:.2f} Kb", double(bytes) / kb);
-  return fmt::format("{} b", bytes);
-}
-
 std::string format_shapes(const std::vector<std::vector<std::int64_t>>& shapes) {
   std::vector<std::string> parts;
   for (const auto& s : shapes) parts.push_back(fmt::format("[{}]", fmt::join(s, ", ")));
   return fmt::format("[{}]", fmt::join(parts, ", "));
 }
 
-KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape)
-    : grouped_by_shape_(group_by_input_shape) {
+KeyAverages::KeyAverages(const Profile& profile, bool group_by_input_shape) : grouped_by_shape_(group_by_input_shape) {
   const std::vector<EventStats> stats = profile.stats();
   // Python keys rows by name and device type (profiler_util.py, EventList.key_averages): a
   // kernel or a GPU annotation never merges into the host row of the same name. Names are views
@@ -150,7 +134,8 @@ std::vector<KeyAverage> KeyAverages::sorted(const std::string& sort_by) const {
   std::vector<KeyAverage> rows = rows_;
   if (sort_by.empty()) return rows;
   const SortValue value = sort_value_of(sort_by);  // rejects an unknown key even when there are no rows
-  std::stable_sort(rows.begin(), rows.end(), [&](const KeyAverage& a, const KeyAverage& b) { return value(a) > value(b); });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const KeyAverage& a, const KeyAverage& b) { return value(a) > value(b); });
   return rows;
 }
 
@@ -311,8 +296,8 @@ std::string KeyAverages::to_csv(const TableOptions& o) const {
   for (const auto& r : sorted(o.sort_by)) {
     out += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{}\n", quote(r.name),
                        device_type_name(r.device_type), quote(r.input_shapes), r.count, r.self_cpu_us, r.cpu_total_us,
-                       r.cpu_avg_us(), r.self_device_us, r.device_total_us, r.cpu_memory_bytes,
-                       r.self_cpu_memory_bytes, r.device_memory_bytes, r.self_device_memory_bytes, r.flops);
+                       r.cpu_avg_us(), r.self_device_us, r.device_total_us, r.cpu_memory_bytes, r.self_cpu_memory_bytes,
+                       r.device_memory_bytes, r.self_device_memory_bytes, r.flops);
   }
   return out;
 }

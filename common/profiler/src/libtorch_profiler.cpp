@@ -15,9 +15,9 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
 #include <set>
 #include <type_traits>
+#include <unordered_map>
 
 namespace workbook::detail {
 namespace {
@@ -59,12 +59,17 @@ Category kineto_category(libkineto::ActivityType type) {
   switch (type) {
     case libkineto::ActivityType::CONCURRENT_KERNEL:
     case libkineto::ActivityType::GPU_MEMCPY:
-    case libkineto::ActivityType::GPU_MEMSET: return Category::kernel;
-    case libkineto::ActivityType::CUDA_RUNTIME: return Category::runtime;
+    case libkineto::ActivityType::GPU_MEMSET:
+      return Category::kernel;
+    case libkineto::ActivityType::CUDA_RUNTIME:
+      return Category::runtime;
     case libkineto::ActivityType::USER_ANNOTATION:
-    case libkineto::ActivityType::GPU_USER_ANNOTATION: return Category::user_annotation;
-    case libkineto::ActivityType::CPU_OP: return Category::cpu_op;
-    default: return Category::other;
+    case libkineto::ActivityType::GPU_USER_ANNOTATION:
+      return Category::user_annotation;
+    case libkineto::ActivityType::CPU_OP:
+      return Category::cpu_op;
+    default:
+      return Category::other;
   }
 }
 
@@ -134,7 +139,8 @@ struct Converter {
         e.end_ns = e.start_ns;
         // Python counts CPU, MKLDNN and IDEEP as CPU memory, CUDA and HIP as CUDA memory.
         const auto type = fields.device_type_;
-        e.device_type = type == c10::DeviceType::CUDA || type == c10::DeviceType::HIP ? DeviceType::cuda : DeviceType::cpu;
+        e.device_type =
+            type == c10::DeviceType::CUDA || type == c10::DeviceType::HIP ? DeviceType::cuda : DeviceType::cpu;
         e.device_index = int(fields.device_index_);
         if (type != c10::DeviceType::CPU && type != c10::DeviceType::MKLDNN && type != c10::DeviceType::IDEEP &&
             e.device_type == DeviceType::cpu)
@@ -146,10 +152,10 @@ struct Converter {
         if (runs_on_device(fields.activity_type_)) {
           e.device_type = DeviceType::cuda;
           const auto type = fields.activity_type_;
-          e.work = type == libkineto::ActivityType::GPU_MEMCPY          ? DeviceWork::memcpy
-                   : type == libkineto::ActivityType::GPU_MEMSET        ? DeviceWork::memset
+          e.work = type == libkineto::ActivityType::GPU_MEMCPY            ? DeviceWork::memcpy
+                   : type == libkineto::ActivityType::GPU_MEMSET          ? DeviceWork::memset
                    : type == libkineto::ActivityType::GPU_USER_ANNOTATION ? DeviceWork::annotation
-                                                                        : DeviceWork::kernel;
+                                                                          : DeviceWork::kernel;
           e.device_index = int(r.kineto_info_.device);
           e.thread = std::uint64_t(r.kineto_info_.resource);
         } else {
@@ -225,9 +231,9 @@ bool kineto_available() {
   if (known) return *known;
   if (running.load()) return false;
   known = [] {
-    const std::string path = (std::filesystem::temp_directory_path() /
-                              ("workbook-kineto-probe-" + std::to_string(::getpid()) + ".json"))
-                                 .string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("workbook-kineto-probe-" + std::to_string(::getpid()) + ".json"))
+            .string();
     RecorderConfig config;
     start_profiler(config);
     bool saved = false;

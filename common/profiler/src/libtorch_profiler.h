@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 namespace workbook::detail {
 

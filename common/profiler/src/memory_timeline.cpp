@@ -1,4 +1,4 @@
-#include "workbook/memory_timeline.h"
+#include "workbook/profiler/memory_timeline.h"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "saturating.h"
-#include "workbook/atomic_file.h"
-#include "workbook/svg.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 
@@ -90,25 +90,28 @@ std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::strin
   for (std::size_t i = 0; i < bands.size(); ++i) {
     const TimelineBand& b = bands[i];
     const double x = px(double(b.begin_ns)), w = std::max(1.0, px(double(b.end_ns)) - x);
-    svg += fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}</title></rect>",
-                       x, top, w, ph, shades[i % 5], svg_escape(b.label));
+    svg +=
+        fmt::format("<rect x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"><title>{}</title></rect>",
+                    x, top, w, ph, shades[i % 5], svg_escape(b.label));
     if (w > 6.5 * double(b.label.size()))
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\">{}</text>\n", x + 3, top + 12, svg_escape(b.label));
   }
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left,
-                     top, pw, ph);
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left, top,
+                     pw, ph);
   const double ystep = nice_step(highest - lowest);
   for (double v = std::ceil(lowest / ystep) * ystep; v <= highest; v += ystep)
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:g}</text>\n",
-                       left, py(v), left + pw, left - 6, py(v) + 4, v);
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5:g}</text>\n",
+        left, py(v), left + pw, left - 6, py(v) + 4, v);
   const double span_ms = span / 1e6, xstep = nice_step(span_ms);
   for (double v = 0; v <= span_ms; v += xstep)
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n",
-                       px(double(t0) + v * 1e6), top + ph + 16, v);
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">ms from the first event</text>\n"
-                     "<text transform=\"translate(20 {:.1f}) rotate(-90)\" text-anchor=\"middle\">MiB live</text>\n",
-                     left + pw / 2, height - 12, top + ph / 2);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:g}</text>\n", px(double(t0) + v * 1e6),
+                       top + ph + 16, v);
+  svg += fmt::format(
+      "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">ms from the first event</text>\n"
+      "<text transform=\"translate(20 {:.1f}) rotate(-90)\" text-anchor=\"middle\">MiB live</text>\n",
+      left + pw / 2, height - 12, top + ph / 2);
 
   std::string points = fmt::format("{:.1f},{:.1f} ", px(double(t0)), py(0));
   double previous = 0;
@@ -126,9 +129,10 @@ std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::strin
     const std::string label = fmt::format("peak {:.2f} MiB{}{}", double(timeline.peak_bytes) / 1048576.0,
                                           peak_label.empty() ? "" : ": ", peak_label);
     const bool flip = x > left + pw * 0.6;  // keep the label inside the plot
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#e15759\"/>"
-                       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#e15759\">{}</text>\n",
-                       x, y, flip ? x - 8 : x + 8, y - 6, flip ? "end" : "start", svg_escape(label));
+    svg += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#e15759\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" fill=\"#e15759\">{}</text>\n",
+        x, y, flip ? x - 8 : x + 8, y - 6, flip ? "end" : "start", svg_escape(label));
   }
   svg += "</svg>\n";
   return svg;

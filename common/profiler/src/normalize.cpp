@@ -9,10 +9,13 @@
 namespace workbook::detail {
 
 bool is_profiler_utility(const Event& event) {
-  static constexpr std::array<std::string_view, 7> names{
-      "[OutOfMemory]",           "profiler::_record_function_enter", "profiler::_record_function_enter_new",
-      "profiler::_record_function_exit", "aten::is_leaf",          "aten::output_nr",
-      "aten::_version"};
+  static constexpr std::array<std::string_view, 7> names{"[OutOfMemory]",
+                                                         "profiler::_record_function_enter",
+                                                         "profiler::_record_function_enter_new",
+                                                         "profiler::_record_function_exit",
+                                                         "aten::is_leaf",
+                                                         "aten::output_nr",
+                                                         "aten::_version"};
   return event.category != Category::memory && std::find(names.begin(), names.end(), event.name) != names.end();
 }
 

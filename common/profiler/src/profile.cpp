@@ -1,4 +1,4 @@
-#include "workbook/profile.h"
+#include "workbook/profiler/profile.h"
 
 #include "saturating.h"
 
@@ -12,12 +12,18 @@ namespace workbook {
 
 std::string_view category_name(Category category) {
   switch (category) {
-    case Category::cpu_op: return "cpu_op";
-    case Category::user_annotation: return "user_annotation";
-    case Category::kernel: return "kernel";
-    case Category::runtime: return "cuda_runtime";
-    case Category::memory: return "[memory]";
-    case Category::other: return "other";
+    case Category::cpu_op:
+      return "cpu_op";
+    case Category::user_annotation:
+      return "user_annotation";
+    case Category::kernel:
+      return "kernel";
+    case Category::runtime:
+      return "cuda_runtime";
+    case Category::memory:
+      return "[memory]";
+    case Category::other:
+      return "other";
   }
   return "other";
 }
@@ -26,11 +32,16 @@ std::string_view device_type_name(DeviceType type) { return type == DeviceType::
 
 std::string_view device_work_name(DeviceWork work) {
   switch (work) {
-    case DeviceWork::kernel: return "kernel";
-    case DeviceWork::memcpy: return "gpu_memcpy";
-    case DeviceWork::memset: return "gpu_memset";
-    case DeviceWork::sync: return "cuda_sync";
-    case DeviceWork::annotation: return "gpu_user_annotation";
+    case DeviceWork::kernel:
+      return "kernel";
+    case DeviceWork::memcpy:
+      return "gpu_memcpy";
+    case DeviceWork::memset:
+      return "gpu_memset";
+    case DeviceWork::sync:
+      return "cuda_sync";
+    case DeviceWork::annotation:
+      return "gpu_user_annotation";
   }
   return "kernel";
 }

@@ -1,4 +1,4 @@
-#include "workbook/region.h"
+#include "workbook/profiler/region.h"
 
 #include <ATen/record_function.h>
 

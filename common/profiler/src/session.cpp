@@ -1,9 +1,9 @@
-#include "workbook/session.h"
+#include "workbook/profiler/session.h"
 
 #include <optional>
 
 #include "libtorch_profiler.h"
-#include "workbook/region.h"
+#include "workbook/profiler/region.h"
 
 namespace workbook {
 
@@ -83,8 +83,10 @@ Profile Session::finish() {
   if (!s.finished) {
     s.finished = true;
     s.step_region.reset();
-    if (s.started) s.save();
-    else detail::discard_prepared(s.config);
+    if (s.started)
+      s.save();
+    else
+      detail::discard_prepared(s.config);
     s.action = Schedule::Action::none;
   }
   // Handed over, not copied: a profile can hold millions of events.

@@ -1,4 +1,4 @@
-#include "workbook/svg.h"
+#include "workbook/profiler/svg.h"
 
 #include <fmt/format.h>
 
@@ -6,19 +6,28 @@
 #include <cmath>
 #include <map>
 
-#include "workbook/atomic_file.h"
-#include "workbook/key_averages.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/format.h"
 
 namespace workbook {
 std::string svg_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -30,12 +39,18 @@ std::string escape(const std::string& text) { return svg_escape(text); }
 
 const char* colour(Category c) {
   switch (c) {
-    case Category::cpu_op: return "#4e79a7";
-    case Category::user_annotation: return "#f28e2b";
-    case Category::kernel: return "#59a14f";
-    case Category::runtime: return "#b07aa1";
-    case Category::memory: return "#e15759";
-    case Category::other: return "#9c9c9c";
+    case Category::cpu_op:
+      return "#4e79a7";
+    case Category::user_annotation:
+      return "#f28e2b";
+    case Category::kernel:
+      return "#59a14f";
+    case Category::runtime:
+      return "#b07aa1";
+    case Category::memory:
+      return "#e15759";
+    case Category::other:
+      return "#9c9c9c";
   }
   return "#9c9c9c";
 }
@@ -88,8 +103,8 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
       "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       o.width, height, o.width, height);
   if (!o.title.empty())
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin,
-                       margin + 14, escape(o.title));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin, margin + 14,
+                       escape(o.title));
   // Time axis: five ticks over the span.
   const int axis_y = margin + title_height + 14;
   for (int k = 0; k <= 4; ++k) {
@@ -103,7 +118,8 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   }
   for (auto& [lane, top] : lane_top) {
     const auto [device, stream] = lane;
-    const std::string label = device < 0 ? fmt::format("thread {}", stream) : fmt::format("cuda:{} stream {}", device, stream);
+    const std::string label =
+        device < 0 ? fmt::format("thread {}", stream) : fmt::format("cuda:{} stream {}", device, stream);
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", margin, top + 13, escape(label));
   }
   for (EventId id = 0; id < p.size(); ++id) {
@@ -196,9 +212,10 @@ std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& o,
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   for (double v : xs) {
     if (ax.log && v <= 0) continue;
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-                       px(v), margin_top, margin_top + ph, margin_top + ph + 16, tick_label(v));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+        px(v), margin_top, margin_top + ph, margin_top + ph + 16, tick_label(v));
   }
   std::vector<double> ys;
   if (ay.log)
@@ -206,9 +223,10 @@ std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& o,
   else
     for (int k = 0; k <= 5; ++k) ys.push_back(ay.lo + (ay.hi - ay.lo) * k / 5);
   for (double v : ys)
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-                       margin_left, py(ay, v), margin_left + pw, margin_left - 6, py(ay, v) + 4, tick_label(v));
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+        margin_left, py(ay, v), margin_left + pw, margin_left - 6, py(ay, v) + 4, tick_label(v));
   if (!o.right_label.empty())
     for (int k = 0; k <= 5; ++k)
       svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\">{:.1f}</text>\n", margin_left + pw + 6, py(ar, k / 5.0) + 4,
@@ -230,13 +248,14 @@ std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& o,
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>", px(s.x[i]), py(a, s.y[i]),
                          s.colour);
     }
-    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points,
-                       s.colour, s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points, s.colour,
+                       s.dashed ? " stroke-dasharray=\"6 4\"" : "");
     const double ly = margin_top + 12 + 16 * legend_row++;
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
-                       "<text x=\"{5}\" y=\"{6:.1f}\">{7}</text>\n",
-                       margin_left + 10, ly, margin_left + 34, s.colour, s.dashed ? " stroke-dasharray=\"6 4\"" : "",
-                       margin_left + 40, ly + 4, escape(s.label));
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
+        "<text x=\"{5}\" y=\"{6:.1f}\">{7}</text>\n",
+        margin_left + 10, ly, margin_left + 34, s.colour, s.dashed ? " stroke-dasharray=\"6 4\"" : "", margin_left + 40,
+        ly + 4, escape(s.label));
   };
   for (const Series& s : left) draw(s, ay);
   for (const Series& s : right) draw(s, ar);

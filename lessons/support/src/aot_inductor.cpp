@@ -1,4 +1,4 @@
-#include "workbook/aot_inductor.h"
+#include "workbook/support/aot_inductor.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -12,8 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "workbook/atomic_file.h"
-#include "workbook/session.h"
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/session.h"
 
 #if WORKBOOK_HAVE_AOTI
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
@@ -89,8 +89,8 @@ AotiPackages read_entry(const fs::path& folder, bool cached) {
 
 AotiPackages build_aoti_packages(const AotiRequest& request) {
   if (!aot_inductor_built())
-    throw std::runtime_error(fmt::format("LibTorch {} has no AOTInductor package loader (it needs LibTorch 2.6 or later)",
-                                         libtorch_version()));
+    throw std::runtime_error(fmt::format(
+        "LibTorch {} has no AOTInductor package loader (it needs LibTorch 2.6 or later)", libtorch_version()));
   const fs::path script = WORKBOOK_AOTI_SCRIPT;
   const char* cache_env = std::getenv("WORKBOOK_AOTI_CACHE");
   const fs::path cache = cache_env && *cache_env ? fs::path(cache_env) : fs::path(WORKBOOK_AOTI_CACHE_DIR);
@@ -129,16 +129,17 @@ AotiPackages build_aoti_packages(const AotiRequest& request) {
                                           script.string(), work.string(), log.string());
   if (std::system(command.c_str()) != 0) {
     fs::remove_all(work);
-    throw std::runtime_error(fmt::format("the AOTInductor compile failed (log: {}): {}", log.string(),
-                                         last_line(read_text(log))));
+    throw std::runtime_error(
+        fmt::format("the AOTInductor compile failed (log: {}): {}", log.string(), last_line(read_text(log))));
   }
   const auto result = nlohmann::json::parse(read_text(work / "result.json"));
   const std::string python_torch = result["torch"].get<std::string>();
   if (without_local_suffix(python_torch) != without_local_suffix(libtorch_version())) {
     fs::remove_all(work);
-    throw std::runtime_error(fmt::format("python3's torch is {}, this LibTorch {}: a package runs only on the version "
-                                         "that compiled it",
-                                         python_torch, libtorch_version()));
+    throw std::runtime_error(
+        fmt::format("python3's torch is {}, this LibTorch {}: a package runs only on the version "
+                    "that compiled it",
+                    python_torch, libtorch_version()));
   }
   fs::rename(work, entry);
   return read_entry(entry, false);

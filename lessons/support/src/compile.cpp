@@ -1,4 +1,4 @@
-#include "workbook/compile.h"
+#include "workbook/support/compile.h"
 
 #include "gelu_mul_kernel.h"
 
@@ -50,7 +50,8 @@ const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Te
 
 std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
   const std::string g = guard;
-  if (g == "dtype") return fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
+  if (g == "dtype")
+    return fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
   if (g == "device") return fmt::format("specialised for {}, called with {}", device_.str(), x.device().str());
   if (g == "rank") return fmt::format("specialised for {} dimensions, called with {}", sizes_.size(), x.dim());
   if (g == "size") {
@@ -58,8 +59,8 @@ std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::Arr
     return fmt::format("specialised for size {} in dimension {}, called with {}", sizes_[std::size_t(d)], d, x.size(d));
   }
   if (g == "strides")
-    return fmt::format("specialised for a {} input, called with strides [{}]", contiguous_ ? "contiguous" : "non-contiguous",
-                       fmt::join(x.strides(), ", "));
+    return fmt::format("specialised for a {} input, called with strides [{}]",
+                       contiguous_ ? "contiguous" : "non-contiguous", fmt::join(x.strides(), ", "));
   (void)weights;
   return "a parameter is not the tensor the code was specialised for (it was replaced)";
 }
@@ -94,7 +95,7 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
                                          [&](const Guards& a, const Guards& b) { return rank_of(a) < rank_of(b); });
   if (options_.stance == RecompileStance::fail_on_recompile) last.check(x, weights);
   if (int(entries_.size()) >= options_.cache_size_limit) {
-    if (fallbacks_++ == 0)
+    if (fallbacks_++ == 0 && options_.warn_at_limit)
       fmt::print(stderr, "warning: cache_size_limit ({}) reached: running eager from now on for new inputs\n",
                  options_.cache_size_limit);
     return std::nullopt;
@@ -115,8 +116,9 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
 
 torch::Tensor fused_gelu_mul(const torch::Tensor& a, const torch::Tensor& b) {
   RECORD_FUNCTION("workbook::fused_gelu_mul", std::vector<c10::IValue>({a, b}));
-  const bool fast = a.device().is_cpu() && a.scalar_type() == c10::ScalarType::Float && b.scalar_type() == a.scalar_type() &&
-                    a.sizes() == b.sizes() && a.is_contiguous() && b.is_contiguous();
+  const bool fast = a.device().is_cpu() && a.scalar_type() == c10::ScalarType::Float &&
+                    b.scalar_type() == a.scalar_type() && a.sizes() == b.sizes() && a.is_contiguous() &&
+                    b.is_contiguous();
   if (!fast) return torch::gelu(a, "tanh") * b;
   torch::Tensor out = torch::empty_like(a);
   const float* pa = a.data_ptr<float>();

@@ -52,5 +52,4 @@ void gelu_tanh_mul_range(const float* __restrict x, const float* __restrict y, f
   for (std::int64_t i = 0; i < n; ++i) z[i] = gelu_tanh_mul(x[i], y[i]);
 }
 
-
 }  // namespace workbook::detail

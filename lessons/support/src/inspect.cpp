@@ -1,4 +1,4 @@
-#include "workbook/inspect.h"
+#include "workbook/support/inspect.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,7 +23,8 @@ bool shares_storage(const torch::Tensor& a, const torch::Tensor& b) {
 
 std::string describe(const TensorView& v) {
   return fmt::format("sizes [{}]  strides [{}]  offset {}  data {}  {}", fmt::join(v.sizes, ", "),
-                     fmt::join(v.strides, ", "), v.storage_offset, v.data, v.contiguous ? "contiguous" : "not contiguous");
+                     fmt::join(v.strides, ", "), v.storage_offset, v.data,
+                     v.contiguous ? "contiguous" : "not contiguous");
 }
 
 }  // namespace workbook

@@ -1,12 +1,12 @@
-#include "workbook/training_memory.h"
+#include "workbook/support/training_memory.h"
 
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/sgd.h>
 
 #include <stdexcept>
 
-#include "workbook/region.h"
-#include "workbook/session.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace workbook {
 
@@ -35,8 +35,8 @@ void training_step(Geglu& model, const torch::Tensor& x, const torch::Tensor& ta
   }
 }
 
-Profile record_training_steps(Geglu& model, const torch::Tensor& x, const torch::Tensor& target, int warmup,
-                              int steps, double learning_rate) {
+Profile record_training_steps(Geglu& model, const torch::Tensor& x, const torch::Tensor& target, int warmup, int steps,
+                              double learning_rate) {
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(learning_rate));
   SessionOptions recording;
   recording.profile_memory = true;

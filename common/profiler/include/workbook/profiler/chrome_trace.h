@@ -1,0 +1,45 @@
+#pragma once
+/// \file
+/// \brief Chrome trace (Trace Event Format) export and import, in Kineto's dialect.
+///
+/// The files open in https://ui.perfetto.dev and chrome://tracing. Export works without
+/// Kineto; import reads our files, LibTorch/Kineto's `ProfilerResult::save()` output and
+/// Python's `export_chrome_trace` (Kineto and legacy).
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "workbook/profiler/profile.h"
+
+namespace workbook {
+
+/// A trace that cannot be read: the message names the source and what is wrong.
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What goes into an exported trace besides the events.
+struct TraceOptions {
+  std::string process_name = "workbook";  ///< label of the host process lane
+  long pid = 0;                           ///< host process id; 0 uses the current process's
+  std::string trace_name;                 ///< optional "traceName" field
+};
+
+/// The profile as Kineto-style JSON: `ph:"X"` events (cat, name, pid, tid, ts and dur in µs),
+/// `ph:"i"` memory instants, `ph:"M"` process and thread names, GPU lanes, and `ac2g` flow
+/// events linking each launch to its kernel.
+std::string to_chrome_trace(const Profile& profile, const TraceOptions& options = {});
+
+/// Writes `to_chrome_trace` to `path` atomically (temporary file, then rename).
+void write_chrome_trace(const Profile& profile, const std::filesystem::path& path, const TraceOptions& options = {});
+
+/// Parses trace JSON into a Profile; `source` names it in errors. Throws TraceError.
+Profile parse_chrome_trace(std::string_view json, const std::string& source = "trace");
+
+/// Reads and parses a trace file. Throws TraceError naming the file.
+Profile load_chrome_trace(const std::filesystem::path& path);
+
+}  // namespace workbook

@@ -1,0 +1,177 @@
+#pragma once
+/// \file
+/// \brief Profiler events and the tree over them, built by Python's rules (no LibTorch needed).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace workbook {
+
+/// What kind of activity an event records, in Kineto's trace vocabulary.
+enum class Category {
+  cpu_op,           ///< an ATen operator on the CPU (aten::mm, aten::add, ...)
+  user_annotation,  ///< a labelled region: workbook::Region, ProfilerStep#N (on a GPU: gpu_user_annotation)
+  kernel,           ///< device work: a GPU kernel, memcpy, memset or sync
+  runtime,          ///< host-side device runtime or driver call (cudaLaunchKernel, cuLaunchKernel, ...)
+  memory,           ///< an allocation (bytes > 0) or a free (bytes < 0); an instant
+  other,            ///< anything else a trace may hold (python functions, ...)
+};
+
+/// Kineto's name for a category ("cpu_op", "user_annotation", "kernel", "cuda_runtime", "[memory]", "other").
+std::string_view category_name(Category category);
+
+/// Where an event ran (Python's `DeviceType`, the part of it traces use). For a memory event:
+/// whose memory was allocated.
+enum class DeviceType { cpu, cuda };
+
+/// "cpu" or "cuda".
+std::string_view device_type_name(DeviceType type);
+
+/// What device activity did, in Kineto's categories: only kernels, copies and fills keep a GPU
+/// busy; a sync or an annotation only marks time.
+enum class DeviceWork {
+  kernel,      ///< "kernel"
+  memcpy,      ///< "gpu_memcpy"
+  memset,      ///< "gpu_memset"
+  sync,        ///< "cuda_sync"
+  annotation,  ///< "gpu_user_annotation", "cuda_profiler_range"
+};
+
+/// Kineto's category for device work ("kernel", "gpu_memcpy", ...).
+std::string_view device_work_name(DeviceWork work);
+
+/// Index of an event inside its Profile.
+using EventId = std::size_t;
+
+/// One recorded activity. Times are integer nanoseconds from the start of the trace.
+struct Event {
+  std::string name;                                     ///< "aten::mm", "matmul_add", a kernel's name, "[memory]"
+  Category category = Category::cpu_op;                 ///< what kind of activity
+  std::int64_t start_ns = 0;                            ///< start, ns from the start of the trace
+  std::int64_t end_ns = 0;                              ///< end (equal to start for instants)
+  std::uint64_t thread = 0;                             ///< host thread id, or the stream for device events
+  DeviceType device_type = DeviceType::cpu;             ///< where it ran; for memory, whose memory
+  int device_index = 0;                                 ///< which GPU, for device events and device memory
+  DeviceWork work = DeviceWork::kernel;                 ///< for device activity: what it did
+  std::vector<std::vector<std::int64_t>> input_shapes;  ///< filled when shapes were recorded
+  std::int64_t bytes = 0;                               ///< memory events: allocated (> 0) or freed (< 0) bytes
+  std::int64_t flops = 0;                               ///< filled when FLOPs were estimated
+  std::int64_t correlation = 0;                         ///< links a runtime launch to its device activity; 0 when none
+  std::int64_t external_id = 0;                         ///< Kineto's "External id": an op's id, and on device activity
+                                                        ///< the id of the op it belongs to; 0 when none
+
+  /// end_ns - start_ns.
+  std::int64_t duration_ns() const { return end_ns - start_ns; }
+  /// True for activity that ran on a device (kernel, memcpy, GPU annotation) rather than a host thread.
+  bool on_device() const { return device_type != DeviceType::cpu && category != Category::memory; }
+  /// True for host activity that takes part in the tree (not device work, not a memory instant).
+  bool on_host() const { return device_type == DeviceType::cpu && category != Category::memory; }
+};
+
+/// Python's per-event numbers (FunctionEvent's properties), in nanoseconds and bytes.
+struct EventStats {
+  std::int64_t cpu_total_ns = 0;        ///< duration of a host event, 0 for device work
+  std::int64_t self_cpu_ns = 0;         ///< total minus the totals of its host children (may be < 0)
+  std::int64_t device_total_ns = 0;     ///< its kernels plus its children's device time; a kernel's duration
+  std::int64_t self_device_ns = 0;      ///< its own kernels; a kernel's duration
+  std::int64_t cpu_memory = 0;          ///< CPU bytes allocated (net) while it ran, any thread
+  std::int64_t self_cpu_memory = 0;     ///< minus its children's
+  std::int64_t device_memory = 0;       ///< the same for device memory
+  std::int64_t self_device_memory = 0;  ///< minus its children's
+  bool unattributed = false;            ///< a memory record inside no host event: Python's "[memory]" event
+};
+
+/// A finished recording: events plus the nesting between them, with the queries that lessons
+/// and checks need. The tree follows Python's torch.profiler (profiler_util.py
+/// `_populate_cpu_children` and `_remove_dup_nodes`): per host thread, sorted by (start, -end),
+/// an event is the child of the innermost earlier event that fully contains it (a partial overlap
+/// is not nesting); an event that is the only host child of a parent with the same name is merged
+/// into it (the parent takes its children and kernels). Device work links to the op with its
+/// External id (its "kernels") and hangs in the tree under the runtime call that launched it;
+/// memory instants hang under the innermost open event of their thread.
+class Profile {
+ public:
+  Profile() = default;
+  /// Builds the tree from the events' intervals (events may come in any order).
+  explicit Profile(std::vector<Event> events);
+
+  /// All events (merged duplicates removed), sorted by start time (longer first on ties).
+  const std::vector<Event>& events() const { return events_; }
+  /// The event with this id.
+  const Event& operator[](EventId id) const { return events_.at(id); }
+  /// Number of events.
+  std::size_t size() const { return events_.size(); }
+  /// True when nothing was recorded.
+  bool empty() const { return events_.empty(); }
+  /// How many events were merged into a same-named parent (Python's `_remove_dup_nodes`).
+  std::size_t merged_duplicates() const { return merged_; }
+
+  /// Ids of the events with exactly this name, in start order.
+  std::vector<EventId> find(std::string_view name) const;
+  /// Ids of the events whose name starts with this prefix ("ProfilerStep#").
+  std::vector<EventId> find_prefix(std::string_view prefix) const;
+  /// How many events have this name.
+  std::size_t count(std::string_view name) const;
+  /// Ids of the events of one category.
+  std::vector<EventId> of_category(Category category) const;
+
+  /// Events without a parent, in start order.
+  std::vector<EventId> roots() const;
+  /// Direct children of an event, in start order: nested host events, memory instants, and for
+  /// a runtime call the device activity it launched.
+  const std::vector<EventId>& children(EventId id) const { return children_.at(id); }
+  /// The parent, or nothing for a root.
+  std::optional<EventId> parent(EventId id) const;
+  /// Device activity that belongs to this host event (Python's `FunctionEvent.kernels`).
+  const std::vector<EventId>& kernels(EventId id) const { return kernels_.at(id); }
+  /// Every event below this one, depth first.
+  std::vector<EventId> descendants(EventId id) const;
+  /// Descendants of `id` named `name`.
+  std::vector<EventId> under(EventId id, std::string_view name) const;
+  /// How many descendants of `id` are named `name`.
+  std::size_t count_under(EventId id, std::string_view name) const;
+  /// True when a path id -> first -> second -> ... exists where each name is a direct child of
+  /// the previous one (first may sit anywhere below id).
+  bool has_chain(EventId id, const std::vector<std::string_view>& names) const;
+  /// Nesting depth (roots are 0).
+  int depth(EventId id) const;
+
+  /// Total (inclusive) time of an event: its duration.
+  std::int64_t total_ns(EventId id) const { return events_.at(id).duration_ns(); }
+  /// Self time: total minus the totals of its direct host children, as Python computes it (not
+  /// clamped: a child that outlives its parent's clock reading shows as negative self time).
+  std::int64_t self_ns(EventId id) const;
+  /// Python's per-event numbers for every event, computed in one pass (no recursion).
+  std::vector<EventStats> stats() const;
+  /// True when a memory instant is inside no host event's interval (Python lists it as "[memory]").
+  std::vector<bool> unattributed_memory() const;
+  /// Time between the first start and the last end.
+  std::int64_t span_ns() const;
+
+ private:
+  void build_tree();
+  void merge_duplicates();
+  void link_device_work();
+  std::vector<Event> events_;
+  std::vector<std::optional<EventId>> parent_;
+  std::vector<std::vector<EventId>> children_;
+  std::vector<std::vector<EventId>> kernels_;
+  std::size_t merged_ = 0;
+};
+
+/// Sum of the self times of every event with one of these names (e.g. the ops that do the
+/// arithmetic: {"aten::mm", "aten::add"}).
+std::int64_t self_ns_of(const Profile& profile, const std::vector<std::string_view>& names);
+
+/// Length of the union of the events' intervals: time during which at least one of them ran
+/// (how busy a GPU was, counting overlapping kernels once).
+std::int64_t interval_union_ns(const Profile& profile, const std::vector<EventId>& ids);
+
+/// The subtree under `root` as indented text, one event per line with its total and self time
+/// ("aten::mm  total 12.3us  self 10.1us"); memory events show their bytes.
+std::string format_tree(const Profile& profile, EventId root, int max_depth = 8);
+
+}  // namespace workbook

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// \brief SVG figures of a profile, viewable in any browser and embeddable in the docs.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "workbook/profiler/profile.h"
+
+namespace workbook {
+
+/// Text made safe for SVG/XML: & < > " escaped.
+std::string svg_escape(const std::string& text);
+
+/// How a timeline is drawn.
+struct TimelineOptions {
+  std::string title;    ///< shown above the lanes
+  int width = 1200;     ///< pixels
+  int row_height = 18;  ///< pixels per nesting level
+};
+
+/// A timeline: one lane per host thread and per device stream, nested events stacked by depth,
+/// coloured by category, with names where they fit and a tooltip (name, duration) on each box.
+std::string timeline_svg(const Profile& profile, const TimelineOptions& options = {});
+
+/// Writes `timeline_svg` to `path` atomically.
+void write_timeline_svg(const Profile& profile, const std::filesystem::path& path, const TimelineOptions& options = {});
+
+/// One line of a plot: points (x[i], y[i]) joined in order.
+struct Series {
+  std::string label;               ///< legend text
+  std::vector<double> x;           ///< x values, in order
+  std::vector<double> y;           ///< y values, one per x
+  std::string colour = "#4e79a7";  ///< stroke colour
+  bool dashed = false;             ///< dashed line
+};
+
+/// Axes and labels of a line plot.
+struct PlotOptions {
+  std::string title;        ///< above the plot
+  std::string x_label;      ///< under the x axis
+  std::string y_label;      ///< left axis (log scale when log_y)
+  std::string right_label;  ///< right axis, linear from 0 to 1 (fractions); empty: no right axis
+  bool log_x = true;        ///< logarithmic x axis
+  bool log_y = true;        ///< logarithmic left axis
+  int width = 820;          ///< pixels
+  int height = 460;         ///< pixels
+};
+
+/// A line plot with a legend: `left` series against the left axis, `right` series (values in
+/// [0, 1]) against the right one. Non-positive values are skipped on log axes.
+std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& options,
+                          const std::vector<Series>& right = {});
+
+}  // namespace workbook

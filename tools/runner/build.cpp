@@ -1,0 +1,138 @@
+#include "build.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "process.h"
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+// GCC's and nvcc's "path:line:col: error: ..." (column optional), and "fatal error".
+const std::regex kDiagnostic(R"(^(.+?):(\d+)(?::\d+)?: (?:fatal )?error: .*)");
+// Lines a compiler prints under a diagnostic: the source line, the caret, notes about it.
+bool continues_diagnostic(const std::string& line) {
+  return !line.empty() && (line[0] == ' ' || line.find(": note: ") != std::string::npos);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+struct Diagnostic {
+  std::string path;
+  std::vector<std::string> lines;
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The builds of two runners at once must not write into one tree together.
+class BuildLock {
+ public:
+  explicit BuildLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~BuildLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  BuildLock(const BuildLock&) = delete;
+  BuildLock& operator=(const BuildLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::string build_error_excerpt(const std::string& log, const std::vector<std::string>& own_files,
+                                std::size_t max_lines) {
+  const auto lines = lines_of(log);
+  std::vector<Diagnostic> diagnostics;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, kDiagnostic)) continue;
+    Diagnostic d{m[1].str(), {lines[i]}};
+    while (i + 1 < lines.size() && continues_diagnostic(lines[i + 1]) && d.lines.size() < 8)
+      d.lines.push_back(lines[++i]);
+    diagnostics.push_back(std::move(d));
+  }
+  auto own = [&](const Diagnostic& d) {
+    for (const auto& f : own_files)
+      if (ends_with(d.path, f)) return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  auto add = [&](const std::vector<std::string>& block) {
+    for (const auto& l : block) {
+      if (out.size() >= max_lines) return;
+      out.push_back(l);
+    }
+  };
+  for (const auto& d : diagnostics)
+    if (own(d)) add(d.lines);
+  for (const auto& d : diagnostics)
+    if (!own(d)) add(d.lines);
+  if (out.empty())
+    for (const auto& l : lines)
+      if (l.find("error") != std::string::npos || l.find("undefined reference") != std::string::npos) add({l});
+  if (out.empty())
+    for (std::size_t i = lines.size() > 20 ? lines.size() - 20 : 0; i < lines.size(); ++i) add({lines[i]});
+  std::string text;
+  for (const auto& l : out) text += l + "\n";
+  return text;
+}
+
+Builder::Builder(fs::path root, fs::path build_dir, fs::path log)
+    : root_(std::move(root)), build_dir_(std::move(build_dir)), log_(std::move(log)) {}
+
+std::vector<std::string> Builder::cmake_build(const std::vector<std::string>& targets) const {
+  const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> argv{"cmake", "--build", build_dir_.string(), "-j", std::to_string(jobs)};
+  if (!targets.empty()) {
+    argv.push_back("--target");
+    argv.insert(argv.end(), targets.begin(), targets.end());
+  }
+  return argv;
+}
+
+bool Builder::build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files) const {
+  int status = 0;
+  {
+    const BuildLock lock(build_dir_ / ".workbook.lock");
+    status = run_process(cmake_build(targets), {}, log_.string());
+  }
+  if (status == 0) return true;
+  std::ifstream in(log_, std::ios::binary);
+  std::ostringstream log;
+  log << in.rdbuf();
+  fmt::print(stderr, "{}", build_error_excerpt(log.str(), own_files));
+  std::error_code ec;
+  fmt::print(stderr, "workbook: building {} failed (full log: {})\n", fmt::join(targets, " "),
+             fs::relative(log_, root_, ec).string());
+  return false;
+}
+
+bool Builder::build_all() const {
+  const BuildLock lock(build_dir_ / ".workbook.lock");
+  return run_process(cmake_build({})) == 0;
+}
+
+bool Builder::has_target(const std::string& target) const {
+  const auto [status, out] = capture_process({"cmake", "--build", build_dir_.string(), "--target", "help"});
+  return status == 0 && out.find("... " + target + "\n") != std::string::npos;
+}
+
+}  // namespace runner

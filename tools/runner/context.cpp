@@ -1,0 +1,98 @@
+#include "context.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "process.h"
+
+namespace runner {
+namespace fs = std::filesystem;
+
+Context Context::from_environment() {
+  const char* root = std::getenv("WORKBOOK_ROOT");
+  const char* build = std::getenv("WORKBOOK_BUILD_DIR");
+  if (!root || !build) throw std::runtime_error("start the runner through ./workbook (WORKBOOK_ROOT is not set)");
+  // WORKBOOK_STATE_DIR: the suite's tests keep their progress apart from the learner's.
+  const char* state_dir = std::getenv("WORKBOOK_STATE_DIR");
+  const fs::path r = root, state = state_dir ? fs::path(state_dir) : r / ".workbook";
+  // The build log lives with the progress unless .workbook/ is unusable.
+  std::error_code ec;
+  const fs::path log =
+      fs::is_directory(state, ec) || !fs::exists(state, ec) ? state / "build.log" : fs::path(build) / "build.log";
+  if (!fs::exists(state, ec)) fs::create_directories(state, ec);
+  return Context{r, Manifest::load(r / "lessons" / "manifest.json"), Builder(r, build, log), ProgressStore(state)};
+}
+
+std::string first_pending(const Context& c) {
+  const Progress p = c.progress.load();
+  for (const auto& l : c.manifest.lessons())
+    if (!p.done.count(l.number)) return l.number;
+  return "";
+}
+
+namespace {
+
+std::string blas_cache_key() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      model = line;
+      break;
+    }
+  std::string library;
+  std::error_code ec;
+  for (const auto& dir : fs::directory_iterator("/usr/lib", ec)) {
+    const fs::path candidate = dir.path() / "libblas.so.3";
+    if (fs::exists(candidate, ec)) {
+      library = fs::canonical(candidate, ec).string();
+      break;
+    }
+  }
+  return model + " " + library;
+}
+
+}  // namespace
+
+void choose_blas_kernel(const Context& c) {
+  if (std::getenv("OPENBLAS_CORETYPE")) return;
+  const fs::path cache = c.progress.dir() / "blas-kernel.json";
+  const std::string key = blas_cache_key();
+  std::string choice;
+  bool cached = false;
+  std::ifstream in(cache);
+  if (in) {
+    const auto doc = nlohmann::json::parse(in, nullptr, false);
+    // Data, never trusted: a kernel name is letters and digits.
+    if (doc.is_object() && doc.value("key", "") == key && doc.contains("choice") && doc["choice"].is_string()) {
+      choice = doc["choice"].get<std::string>();
+      cached = std::all_of(choice.begin(), choice.end(), [](unsigned char ch) { return std::isalnum(ch) != 0; });
+      if (!cached) choice.clear();
+    }
+  }
+  if (!cached) {
+    if (!c.builder.build({"workbook_blas_probe"})) return;
+    const auto [status, out] = capture_process({c.builder.program("tools/workbook_blas_probe").string(), "--choose"});
+    if (status != 0) return;
+    std::istringstream words(out);
+    words >> choice;
+    std::error_code ec;
+    if (fs::is_directory(c.progress.dir(), ec)) {
+      std::ofstream(cache) << nlohmann::json{{"key", key}, {"choice", choice}}.dump() << "\n";
+    }
+    if (!choice.empty())
+      fmt::print(
+          stderr,
+          "workbook: OpenBLAS's own kernel choice is slower here; using OPENBLAS_CORETYPE={} (self-test passed)\n",
+          choice);
+  }
+  if (!choice.empty()) ::setenv("OPENBLAS_CORETYPE", choice.c_str(), 1);
+}
+
+}  // namespace runner

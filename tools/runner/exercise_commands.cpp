@@ -1,0 +1,214 @@
+// The exercise loop: check, watch, hint, solution, reset, list.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "commands.h"
+#include "process.h"
+#include "usage_error.h"
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+const Lesson& lesson_or_first_pending(const Context& c, const Arguments& a, bool& all_done) {
+  all_done = false;
+  if (!a.words.empty()) return c.manifest.lesson(a.words[0]);
+  const std::string n = first_pending(c);
+  if (n.empty()) {
+    all_done = true;
+    return c.manifest.lessons().front();
+  }
+  return c.manifest.lesson(n);
+}
+
+void print_hint_pointer(const Context& c, const Lesson& l) {
+  const int seen = c.progress.load().hints_seen.count(l.number) ? c.progress.load().hints_seen.at(l.number) : 0;
+  fmt::print("stuck? ./workbook hint {} shows a hint ({} of {} seen so far).\n", l.number, seen, l.hints.size());
+}
+
+void set_done(const Context& c, const Lesson& l, bool done) {
+  c.progress.update([&](Progress& p) {
+    if (done)
+      p.done.insert(l.number);
+    else
+      p.done.erase(l.number);
+  });
+}
+
+// An exercise with GPU checks (tests/gpu/<slug>_gpu_test.cpp) also runs them where a GPU and a
+// CUDA build are; elsewhere its CPU checks decide, and one line says what was left out.
+bool gpu_checks_pass(const Context& c, const Lesson& l) {
+  if (!fs::exists(c.root / "tests" / "gpu" / (l.slug + "_gpu_test.cpp"))) return true;
+  if (!on_path("nvidia-smi")) {
+    fmt::print("(exercise {}'s GPU checks need a CUDA GPU; none here, so the CPU checks above decide)\n", l.number);
+    return true;
+  }
+  const std::string target = "gpu_check_" + l.number;
+  if (!c.builder.has_target(target)) {
+    fmt::print("(exercise {}'s GPU checks need a build with the CUDA Toolkit: nvcc on PATH, WORKBOOK_CUDA not OFF)\n",
+               l.number);
+    return true;
+  }
+  if (!c.builder.build({target}, {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"})) return false;
+  const int status = run_process({c.builder.program("tests/" + target).string()});
+  return status == 0 || status == 77;
+}
+
+int check_lesson(const Context& c, const Lesson& l) {
+  fmt::print("checking exercise {} ({}): exercises/{}.cpp\n", l.number, l.slug, l.slug);
+  std::fflush(stdout);
+  // A failed build stops here: never an older binary in place of a source that does not compile.
+  if (!c.builder.build({"check_" + l.number}, {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"})) {
+    fmt::print("\nexercise {} does not compile yet: the compiler's first errors are above.\n", l.number);
+    print_hint_pointer(c, l);
+    set_done(c, l, false);
+    return 1;
+  }
+  choose_blas_kernel(c);
+  const int status =
+      run_process({c.builder.program("tests/check_" + l.number).string()}, {{"WORKBOOK_EXERCISE", l.number}});
+  if (status == 0 && gpu_checks_pass(c, l)) {
+    set_done(c, l, true);
+    const std::string next = first_pending(c);
+    if (next.empty())
+      fmt::print("\nexercise {} passes — and that was the last one.\n", l.number);
+    else
+      fmt::print("\nexercise {} passes. Next: ./workbook run {}, then ./workbook check {}\n", l.number, next, next);
+    return 0;
+  }
+  set_done(c, l, false);
+  fmt::print("\nexercise {} is not done yet: fix the failing checks above.\n", l.number);
+  print_hint_pointer(c, l);
+  return 1;
+}
+
+// The exercise's files as they are now: a change to either starts a new check.
+std::string exercise_stamp(const Context& c, const Lesson& l) {
+  std::string all;
+  for (const char* ext : {".h", ".cpp"}) {
+    std::ifstream in(c.root / "exercises" / (l.slug + ext), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    all += text.str() + '\0';
+  }
+  return std::to_string(std::hash<std::string>{}(all)) + ":" + std::to_string(all.size());
+}
+
+}  // namespace
+
+int check_exercise(const Context& c, const Arguments& a) {
+  bool all_done = false;
+  const Lesson& l = lesson_or_first_pending(c, a, all_done);
+  if (all_done) {
+    fmt::print("every exercise is done. Well done!\n");
+    return 0;
+  }
+  if (a.has("--libtorch2")) in_libtorch2(c, "check", a);
+  return check_lesson(c, l);
+}
+
+int watch_exercise(const Context& c, const Arguments& a) {
+  bool all_done = false;
+  const Lesson& l = lesson_or_first_pending(c, a, all_done);
+  if (all_done) {
+    fmt::print("every exercise is done. Well done!\n");
+    return 0;
+  }
+  fmt::print("watching exercises/{}.cpp — save it to re-check, Ctrl-C to stop\n", l.slug);
+  std::string last;
+  for (;;) {
+    const std::string now = exercise_stamp(c, l);
+    if (now != last) {
+      last = now;
+      const int status = check_lesson(c, l);
+      if (a.has("--once")) return status;
+      fmt::print("-- waiting for changes to exercises/{}.cpp\n", l.slug);
+      std::fflush(stdout);
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+int show_hint(const Context& c, const Arguments& a) {
+  const Lesson& l = c.manifest.lesson(a.words.at(0));
+  const int total = int(l.hints.size());
+  const Progress p = c.progress.load();
+  const int seen = p.hints_seen.count(l.number) ? p.hints_seen.at(l.number) : 0;
+  const bool all = a.has("--all");
+  const int show = all ? total : std::min(seen + 1, total);
+  // Earlier hints are not repeated: the newest one is the one to read.
+  for (int k = all ? 1 : show; k <= show; ++k)
+    fmt::print("hint {} of {} (exercise {}): {}\n", k, total, l.number, l.hints[std::size_t(k - 1)]);
+  c.progress.update([&](Progress& q) { q.hints_seen[l.number] = std::max(show, q.hints_seen[l.number]); });
+  if (show < total) fmt::print("(run it again for the next hint, or ./workbook hint {} --all)\n", l.number);
+  return 0;
+}
+
+int show_solution(const Context& c, const Arguments& a) {
+  const Lesson& l = c.manifest.lesson(a.words.at(0));
+  if (!c.progress.load().done.count(l.number) && !a.has("--force")) {
+    fmt::print("exercise {} is not done yet: the reference solution opens once ./workbook check {} passes.\n", l.number,
+               l.number);
+    fmt::print("(./workbook hint {} helps; ./workbook solution {} --force shows it anyway.)\n", l.number, l.number);
+    return 1;
+  }
+  std::ifstream in(c.root / "solutions" / (l.slug + ".cpp"), std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read solutions/{}.cpp", l.slug));
+  fmt::print("reference solution of exercise {} (solutions/{}.cpp); compare it with exercises/{}.cpp:\n\n", l.number,
+             l.slug, l.slug);
+  std::ostringstream text;
+  text << in.rdbuf();
+  fmt::print("{}", text.str());
+  return 0;
+}
+
+int reset_exercise(const Context& c, const Arguments& a) {
+  const Lesson& l = c.manifest.lesson(a.words.at(0));
+  const std::string file = "exercises/" + l.slug + ".cpp";
+  const fs::path path = c.root / file;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec)) && !fs::is_regular_file(fs::symlink_status(path, ec)))
+    throw UsageError(fmt::format("{} is not a regular file: move it away first", file));
+  const std::string git_dir = c.root.string();
+  std::string rev;
+  for (const char* candidate : {"origin/HEAD", "HEAD"})
+    if (capture_process({"git", "-C", git_dir, "rev-parse", "--verify", "-q", candidate}).first == 0) {
+      rev = candidate;
+      break;
+    }
+  if (rev.empty()) throw UsageError("reset needs the workbook's git history (clone it with git)");
+  const auto [status, text] = capture_process({"git", "-C", git_dir, "show", rev + ":" + file});
+  if (status != 0) throw UsageError(fmt::format("{} is not in {}", file, rev));
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw UsageError(fmt::format("cannot write {}", tmp.string()));
+  }
+  fs::rename(tmp, path);
+  set_done(c, l, false);
+  fmt::print("exercise {} reset: {} is the stub again\n", l.number, file);
+  return 0;
+}
+
+int list_lessons(const Context& c, const Arguments&) {
+  const Progress p = c.progress.load();
+  fmt::print("{:<4} {:<20} {:<50} {}\n", "#", "slug", "title", "exercise");
+  for (const auto& l : c.manifest.lessons()) {
+    std::string status = p.done.count(l.number) ? "done" : "pending";
+    if (l.needs_gpu) status += " (needs GPU)";
+    fmt::print("{:<4} {:<20} {:<50} {}\n", l.number, l.slug, l.title, status);
+  }
+  return 0;
+}
+
+}  // namespace runner

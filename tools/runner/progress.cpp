@@ -1,0 +1,114 @@
+#include "progress.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "usage_error.h"
+
+namespace runner {
+namespace fs = std::filesystem;
+namespace {
+
+const std::regex kNumber("[0-9][0-9]");
+
+// An exclusive lock on a file for the lifetime of the object.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Progress parse_progress(const std::string& text, std::string& warning) {
+  Progress p;
+  try {
+    const auto doc = nlohmann::json::parse(text);
+    if (!doc.is_object()) throw std::runtime_error("not an object");
+    // Named copies: iterating a temporary's items() would outlive it.
+    const nlohmann::json done = doc.value("done", nlohmann::json::array());
+    const nlohmann::json hints = doc.value("hints_seen", nlohmann::json::object());
+    if (!done.is_array() || !hints.is_object()) throw std::runtime_error("'done' or 'hints_seen' of the wrong type");
+    for (const auto& n : done) {
+      if (!n.is_string() || !std::regex_match(n.get<std::string>(), kNumber))
+        throw std::runtime_error("bad 'done' entry");
+      p.done.insert(n.get<std::string>());
+    }
+    for (const auto& [n, seen] : hints.items()) {
+      if (!std::regex_match(n, kNumber) || !seen.is_number_integer() || seen.get<int>() < 0 || seen.get<int>() > 99)
+        throw std::runtime_error("bad 'hints_seen' entry");
+      p.hints_seen[n] = seen.get<int>();
+    }
+  } catch (const std::exception& e) {
+    warning = fmt::format("is not valid progress data ({}); starting from a fresh state", e.what());
+    return Progress{};
+  }
+  return p;
+}
+
+std::string progress_text(const Progress& p) {
+  nlohmann::json doc;
+  doc["done"] = p.done;
+  doc["hints_seen"] = p.hints_seen;
+  return doc.dump(2) + "\n";
+}
+
+ProgressStore::ProgressStore(fs::path dir) : dir_(std::move(dir)) {}
+
+void ProgressStore::check_kinds() const {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir_, ec)) && !fs::is_directory(dir_, ec))
+    throw UsageError(fmt::format("{} is not a directory: move it away to keep your progress there", dir_.string()));
+  const fs::path file = dir_ / "progress.json";
+  if (fs::exists(fs::symlink_status(file, ec)) && !fs::is_regular_file(file, ec))
+    throw UsageError(fmt::format("{} is not a regular file: move it away", file.string()));
+}
+
+Progress ProgressStore::load() const {
+  check_kinds();
+  std::ifstream in(dir_ / "progress.json", std::ios::binary);
+  if (!in) return Progress{};
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string warning;
+  Progress p = parse_progress(text.str(), warning);
+  if (!warning.empty()) fmt::print(stderr, "workbook: warning: .workbook/progress.json {}\n", warning);
+  return p;
+}
+
+void ProgressStore::update(const std::function<void(Progress&)>& change) const {
+  check_kinds();
+  fs::create_directories(dir_);
+  const FileLock lock(dir_ / "progress.lock");
+  Progress p = load();
+  change(p);
+  const fs::path tmp = dir_ / fmt::format("progress.json.tmp.{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << progress_text(p);
+    if (!out.flush()) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw UsageError(fmt::format("cannot save progress in {}", dir_.string()));
+    }
+  }
+  fs::rename(tmp, dir_ / "progress.json");
+}
+
+}  // namespace runner
