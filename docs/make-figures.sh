@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# make-figures.sh LESSON_BINARY SLUG OUT_DIR FIGURE [FLAGS...]
+# make-figures.sh LESSON_BINARY SLUG OUT_DIR figure:NAME [FLAGS...]
 # Runs a lesson at a small size for the docs and leaves, under OUT_DIR: <slug>_output.txt (what it
-# printed), <slug>.svg (its figure: the file FIGURE the run wrote, as the manifest names it, or its
-# first .svg when FIGURE is empty), <slug>_table.txt (its key_averages table) and machine.txt (the
+# printed), <slug>.svg (its figure: the file NAME the run wrote, as the manifest names it, or its
+# first .svg when NAME is empty; the prefix keeps an empty name an argument), <slug>_table.txt (its key_averages table) and machine.txt (the
 # machine line).
 set -euo pipefail
-lesson=$1 slug=$2 out=$3 figure_name=$4
+lesson=$1 slug=$2 out=$3 figure_name=${4#figure:}
 shift 4
 runs="$out/runs"
 rm -rf "${runs:?}/$slug"

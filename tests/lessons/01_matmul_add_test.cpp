@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
-#include <chrono>
 
 #include "01_matmul_add.h"
+#include "region_observer.h"
 #include "workbook/lesson/timing.h"
 #include "workbook/profiler/chrome_trace.h"
 
@@ -70,18 +70,49 @@ TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps")
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("each cycle's trace is written as the cycle ends, not after the loop") {
-  // With 256x256 operands, the five steps between the two cycles' ends take well over a
-  // millisecond; traces written after the loop would be written back to back.
-  const auto dir = fresh_dir("timing");
-  torch::manual_seed(1);
-  const auto cycles = exercises::profile_cycles(torch::randn({256, 256}), torch::randn({256, 256}), torch::randn({256}),
-                                                workbook::Schedule(1, 1, 3, 2), dir);
+TEST_CASE("each cycle's trace is on disk before the next cycle's first step starts") {
+  // Schedule(1, 1, 4, 2): steps 0..5 are cycle 0 (wait, warm-up, 4 recorded), 6..11 cycle 1.
+  // The test watches the run from inside (its own RecordFunction observer): when step 6 starts,
+  // cycle 0's trace must exist; written after the loop, it does not.
+  const auto dir = fresh_dir("written");
+  const std::vector<std::filesystem::path> traces{dir / "cycle_0.json", dir / "cycle_1.json"};
+  std::vector<exercises::CycleGaps> cycles;
+  int steps = 0;
+  bool first_before_second = false, second_before_end = false;
+  {
+    const testing::RegionObserver observer("matmul_add", "aten::matmul", traces);
+    cycles = run(workbook::Schedule(1, 1, 4, 2), dir);
+    steps = observer.steps();
+    if (steps == 12) {
+      first_before_second = observer.existed_at(6, 0);
+      second_before_end = observer.existed_at(11, 1);
+    }
+  }
+  REQUIRE(steps == 12);
+  INFO("the trace of cycle 0 must be written by on_trace_ready, as cycle 0 ends (before step 6)");
+  CHECK(first_before_second);
+  CHECK_FALSE(second_before_end);  // and not before its own cycle ended
   REQUIRE(cycles.size() == 2);
-  const auto first = std::filesystem::last_write_time(cycles[0].trace),
-             second = std::filesystem::last_write_time(cycles[1].trace);
-  const auto apart_us = std::chrono::duration_cast<std::chrono::microseconds>(second - first).count();
-  CAPTURE(apart_us);
-  CHECK(apart_us >= 1000);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not the median") {
+  // Each cycle records 4 steps. The observer slows the first recorded step by 1 ms and the last
+  // by 2 ms, inside the gap: the median of the 3 other steps stays a normal gap, their mean is
+  // ~700 us larger, and a median that includes the first step is ~500 us larger.
+  const auto dir = fresh_dir("median");
+  std::vector<exercises::CycleGaps> cycles;
+  {
+    const testing::RegionObserver observer("matmul_add", "aten::matmul", {},
+                                           {{2, 1000}, {5, 2000}, {8, 1000}, {11, 2000}});
+    cycles = run(workbook::Schedule(1, 1, 4, 2), dir);
+  }
+  REQUIRE(cycles.size() == 2);
+  for (const auto& c : cycles) {
+    check_cycle(c, 4);
+    CAPTURE(c.first_gap_us);
+    CAPTURE(c.median_other_gap_us);
+    CHECK(c.first_gap_us >= 1000);  // the test's premise: the delay lands inside the gap
+  }
   std::filesystem::remove_all(dir);
 }

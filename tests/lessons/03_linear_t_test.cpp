@@ -79,3 +79,24 @@ TEST_CASE("the data pointer alone would mislead: narrow is a view that starts fu
   CHECK(t.same_data_ptr);
   CHECK(t.out_strides == std::vector<std::int64_t>{1, 64});
 }
+
+TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a view, two copies in a row") {
+  const torch::Tensor x = input(false);
+  // The result is a view of the input, yet the call copied the whole input on the way.
+  const auto hidden = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor scratch = t.clone();
+        return t.t();
+      },
+      x);
+  CHECK(hidden.shares_storage);
+  CHECK(hidden.copying_ops >= 1);
+  CHECK(hidden.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
+  CHECK_FALSE(hidden.is_view);
+  // Two copies show twice the copying ops and twice the bytes of one: counted, not inferred.
+  const auto once = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, x);
+  const auto twice = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone().clone(); }, x);
+  REQUIRE(once.copying_ops >= 1);
+  CHECK(twice.copying_ops == 2 * once.copying_ops);
+  CHECK(twice.bytes_allocated == 2 * once.bytes_allocated);
+}

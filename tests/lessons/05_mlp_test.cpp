@@ -115,3 +115,28 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   CHECK_THROWS_AS(exercises::stage_breakdown(workbook::Profile({make_event("aten::mm", 0, 1)}), 1, 1, 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, addmm counted too") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // Forward 1 [0, 100] us, forward 2 [200, 400] us. In forward 2 gate's aten::mm spends 40 of its
+  // 80 us in a child op, and in forward 1 up_proj's GEMM is an aten::addmm.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
+                             make_event("aten::addmm", 35000, 55000), make_event("act_mul", 60000, 70000, region),
+                             make_event("down_proj", 70000, 100000, region), make_event("aten::mm", 72000, 97000),
+                             make_event("mlp_forward", 200000, 400000, region),
+                             make_event("gate_proj", 200000, 290000, region), make_event("aten::mm", 205000, 285000),
+                             make_event("aten::resize_", 210000, 250000), make_event("up_proj", 290000, 330000, region),
+                             make_event("aten::mm", 292000, 328000), make_event("act_mul", 330000, 360000, region),
+                             make_event("down_proj", 360000, 400000, region), make_event("aten::mm", 362000, 398000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx((30 + 90) / 2.0));  // the mean of both forwards, not the first
+  CHECK(s[0].gemm_us == doctest::Approx((20 + 80) / 2.0));   // the GEMM's total time, its child included
+  CHECK(s[0].self_us == doctest::Approx((10 + 10) / 2.0));
+  CHECK(s[1].gemm_us == doctest::Approx((20 + 36) / 2.0));  // aten::addmm is a GEMM too
+  CHECK(s[2].total_us == doctest::Approx((10 + 30) / 2.0));
+  CHECK(s[3].gemm_share == doctest::Approx(((25 + 36) / 2.0) / ((30 + 40) / 2.0)));
+}

@@ -4,6 +4,9 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "08_training_step.h"
 
 namespace {
@@ -25,7 +28,7 @@ struct Loop {
   }
 };
 
-double mean_region_us(const workbook::Profile& p, const char* name) {
+double mean_region_us(const workbook::Profile& p, const std::string& name) {
   const auto ids = p.find(name);
   double sum = 0;
   for (auto id : ids) sum += double(p.total_ns(id)) / 1e3;
@@ -39,7 +42,7 @@ TEST_CASE("five phase regions per recorded step, each holding its own work") {
   const auto report = exercises::profile_training(loop.step(), 3);
   const auto& p = report.profile;
   CHECK(p.find_prefix("ProfilerStep#").size() == 3);
-  for (const char* phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
+  for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
     CAPTURE(phase);
     CHECK(p.find(phase).size() == 3);
   }
@@ -60,7 +63,7 @@ TEST_CASE("the report is what the profile says") {
   REQUIRE(report.phase_us.size() == 5);
   double most = -1;
   std::string dominant;
-  for (const char* phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
+  for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
     CAPTURE(phase);
     CHECK(report.phase_us.at(phase) == doctest::Approx(mean_region_us(report.profile, phase)));
     if (report.phase_us.at(phase) > most) most = report.phase_us.at(phase), dominant = phase;
@@ -69,4 +72,18 @@ TEST_CASE("the report is what the profile says") {
   CHECK(report.backward_over_forward ==
         doctest::Approx(mean_region_us(report.profile, "backward") / mean_region_us(report.profile, "forward")));
   CHECK(report.backward_over_forward > 0);
+}
+
+TEST_CASE("the dominant phase is whichever this run spent most in, not the usual suspect") {
+  // Phases that only wait, for known times: the answer is set by the test, milliseconds apart.
+  auto wait_us = [](int us) { return [us] { std::this_thread::sleep_for(std::chrono::microseconds(us)); }; };
+  const exercises::TrainingStep optimizer_heavy{wait_us(0), wait_us(1000), wait_us(0), wait_us(300), wait_us(4000)};
+  const auto a = exercises::profile_training(optimizer_heavy, 2);
+  CHECK(a.dominant == "optimizer");
+  CHECK(a.phase_us.at("optimizer") >= 4000);
+  CHECK(a.backward_over_forward < 1);
+  const exercises::TrainingStep forward_heavy{wait_us(0), wait_us(4000), wait_us(1000), wait_us(300), wait_us(0)};
+  const auto b = exercises::profile_training(forward_heavy, 2);
+  CHECK(b.dominant == "forward");
+  CHECK(b.phase_us.at("forward") >= 4000);
 }

@@ -40,6 +40,23 @@ TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never t
       std::invalid_argument);
 }
 
+TEST_CASE("nested ops and two steps apart: ranked by self time, share of the self time of all events") {
+  // aten::linear [0, 50] us holds aten::addmm [5, 45]: by total time linear (50) beats addmm (40),
+  // by self time addmm wins (40 vs 10). Two steps with a gap between them: the self time of all
+  // events is 160 us while the trace spans 260 us.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             op("aten::linear", 0, 50, {{16, 16}, {16, 16}, {16}}),
+                             op("aten::addmm", 5, 45, {{16}, {16, 16}, {16, 16}}),
+                             op("aten::mm", 60, 90, {{8, 8}, {8, 8}}),
+                             make_event("ProfilerStep#2", 200000, 260000, Category::user_annotation),
+                             op("aten::add", 210, 220, {{8}, {8}, {}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::addmm");
+  CHECK(c.self_us == doctest::Approx(40));
+  CHECK(c.calls == 1);
+  CHECK(c.share == doctest::Approx(40.0 / 160.0));
+}
+
 TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
   torch::manual_seed(10);
   const auto big = torch::randn({384, 384}), small = torch::randn({16, 16}), v = torch::randn({4096});

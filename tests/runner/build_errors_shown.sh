@@ -57,23 +57,25 @@ expect_build_error() {
   [ "$status" -eq 1 ] && [ "$failures" -eq 0 ] || printf '%s\n' "$out" | head -n 30
 }
 
-# Exercise 05: a missing ';' at line 3 of the copy, and a call to a function that does not exist.
+# Exercise 05: a missing ';' on a line added at the end of the copy, and a call to a function that
+# does not exist.
 exercise=$root/exercises/05_mlp.cpp
-{ head -n 2 "$exercise"; echo "int broken_by_the_test = 1"; tail -n +3 "$exercise"; } >"$tmp/exercises/05_mlp.cpp"
-expect_build_error "check: a missing ';'" check_05 "$exercise" "$tmp/exercises/05_mlp.cpp" 3 "not implemented yet" \
-  -- "$root/workbook" check 5
-expect_build_error "watch --once: a missing ';'" check_05 "$exercise" "$tmp/exercises/05_mlp.cpp" 3 "not implemented yet" \
-  -- "$root/workbook" watch 5 --once
 lines=$(wc -l <"$exercise")
+{ cat "$exercise"; echo "int broken_by_the_test = 1"; } >"$tmp/exercises/05_mlp.cpp"
+expect_build_error "check: a missing ';'" check_05 "$exercise" "$tmp/exercises/05_mlp.cpp" $((lines + 1)) \
+  "not implemented yet" -- "$root/workbook" check 5
+expect_build_error "watch --once: a missing ';'" check_05 "$exercise" "$tmp/exercises/05_mlp.cpp" $((lines + 1)) \
+  "not implemented yet" -- "$root/workbook" watch 5 --once
 { cat "$exercise"; echo "int broken_by_the_test() { return no_such_function_anywhere(42); }"; } >"$tmp/exercises/05_undefined.cpp"
 expect_build_error "check: an undefined function" check_05 "$exercise" "$tmp/exercises/05_undefined.cpp" $((lines + 1)) \
   "not implemented yet" -- "$root/workbook" check 5
 grep -q '"05"' "$tmp/state/progress.json" 2>/dev/null && { echo "FAIL: exercise 05 was marked done"; failures=$((failures + 1)); }
-# Lesson 01: a missing ';' at line 3.
+# Lesson 01: a missing ';' on a line added at the end.
 lesson=$root/lessons/01_matmul_add.cpp
-{ head -n 2 "$lesson"; echo "int broken_by_the_test = 1"; tail -n +3 "$lesson"; } >"$tmp/lessons/01_matmul_add.cpp"
-expect_build_error "run: a missing ';'" lesson01 "$lesson" "$tmp/lessons/01_matmul_add.cpp" 3 "matmul_add at n=" \
-  -- "$root/workbook" run 1 -- --size 16
+lines=$(wc -l <"$lesson")
+{ cat "$lesson"; echo "int broken_by_the_test = 1"; } >"$tmp/lessons/01_matmul_add.cpp"
+expect_build_error "run: a missing ';'" lesson01 "$lesson" "$tmp/lessons/01_matmul_add.cpp" $((lines + 1)) \
+  "matmul_add at n=" -- "$root/workbook" run 1 -- --size 16
 
 echo "build_errors_shown: $((4 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

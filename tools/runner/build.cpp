@@ -119,9 +119,12 @@ bool Builder::build(const std::vector<std::string>& targets, const std::vector<s
   std::ostringstream log;
   log << in.rdbuf();
   fmt::print(stderr, "{}", build_error_excerpt(log.str(), own_files));
+  // The log's path from the project root when it lies inside it (.workbook/build.log).
   std::error_code ec;
+  const fs::path relative = fs::relative(log_, root_, ec);
+  const bool inside = !ec && !relative.empty() && relative.begin()->string() != "..";
   fmt::print(stderr, "workbook: building {} failed (full log: {})\n", fmt::join(targets, " "),
-             fs::relative(log_, root_, ec).string());
+             inside ? relative.string() : log_.string());
   return false;
 }
 

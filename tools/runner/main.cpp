@@ -2,6 +2,7 @@
 // ./workbook only installs what is missing, configures, builds this program and hands over.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
@@ -91,6 +92,9 @@ void print_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line, also into a pipe: the compiler's errors (stderr) and the verdict (stdout) must
+  // reach a log in the order they were said.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {

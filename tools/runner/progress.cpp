@@ -88,7 +88,10 @@ Progress ProgressStore::load() const {
   text << in.rdbuf();
   std::string warning;
   Progress p = parse_progress(text.str(), warning);
-  if (!warning.empty()) fmt::print(stderr, "workbook: warning: .workbook/progress.json {}\n", warning);
+  if (!warning.empty() && !warned_) {
+    warned_ = true;
+    fmt::print(stderr, "workbook: warning: {}/progress.json {}\n", dir_.filename().string(), warning);
+  }
   return p;
 }
 

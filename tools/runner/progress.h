@@ -37,6 +37,7 @@ class ProgressStore {
  private:
   void check_kinds() const;
   std::filesystem::path dir_;
+  mutable bool warned_ = false;  ///< a corrupt file is said once per command
 };
 
 }  // namespace runner

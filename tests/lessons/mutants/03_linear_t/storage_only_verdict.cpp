@@ -1,0 +1,35 @@
+// Mutant of exercise 03 — the verdict from shared storage alone, whatever the profile showed.
+// must fail: the profile tells what the tensors cannot: a hidden copy beside a view, two copies in a row
+#include "03_linear_t.h"
+
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+
+namespace exercises {
+
+ViewOrCopy view_or_copy(const std::function<torch::Tensor(const torch::Tensor&)>& op, const torch::Tensor& input) {
+  workbook::SessionOptions options;
+  options.profile_memory = true;
+  workbook::Session session(workbook::Schedule::record_all(), options);
+  torch::Tensor out;
+  {
+    workbook::Region region("op");
+    out = op(input);
+  }
+  const workbook::Profile profile = session.finish();
+  ViewOrCopy v;
+  v.shares_storage = out.storage().is_alias_of(input.storage());
+  v.same_data_ptr = out.data_ptr() == input.data_ptr();
+  v.out_strides = out.strides().vec();
+  for (auto region : profile.find("op"))
+    for (auto id : profile.descendants(region)) {
+      const auto& e = profile[id];
+      if (e.name == "aten::copy_" || e.name == "aten::clone" || e.name == "aten::_to_copy") ++v.copying_ops;
+      if (e.category == workbook::Category::memory && e.bytes > 0) v.bytes_allocated += e.bytes;
+    }
+  // The data pointer is not the test: narrow() is a view that starts further in.
+  v.is_view = v.shares_storage;
+  return v;
+}
+
+}  // namespace exercises
