@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# repeat_verdicts.sh BUILD RUNS: the checks most exposed to a machine's noise give one verdict,
+# RUNS times in a row: the reference solutions of exercises 01 (profiling cycles), 05 (stage
+# times) and 08 (phase times) pass every time, and their mutants fail every time.
+set -u
+build=$1 runs=$2
+failures=0
+# repeat WANT PROGRAM [ARGS...]: WANT is 0 (passes) or 1 (a reported failure) in every run.
+repeat() {
+  local want=$1 k status
+  shift
+  for ((k = 1; k <= runs; k++)); do
+    "$@" >/dev/null 2>&1
+    status=$?
+    if [ "$status" -ne "$want" ]; then
+      echo "FAIL: run $k of $(basename "$1") gave exit $status, want $want"
+      failures=$((failures + 1))
+      return
+    fi
+  done
+  echo "ok   $(basename "$1"): exit $want in $runs runs"
+}
+repeat 0 "$build/tests/verify_01"
+repeat 0 "$build/tests/verify_05"
+repeat 0 "$build/tests/verify_08"
+repeat 1 "$build/tests/mutant_01_after_loop" "--test-case=each cycle's trace is on disk*"
+repeat 1 "$build/tests/mutant_01_mean_not_median" "--test-case=the other steps' gap is their median*"
+repeat 1 "$build/tests/mutant_05_first_forward_only" "--test-case=two unequal forwards*"
+repeat 1 "$build/tests/mutant_08_backward_always_dominant" "--test-case=the dominant phase is*"
+echo "repeat_verdicts: $((7 - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
