@@ -1,8 +1,7 @@
-// The chrome-trace importer: a purpose-built streaming JSON reader. It reads the file in
-// blocks, turns each member of "traceEvents" into an Event as soon as it is complete, skips
-// everything else without building it, and keeps numbers as text until they are converted:
-// times go from decimal µs text straight to integer ns (a double has 0.25 µs steps at
-// µs-since-epoch time stamps, ~1.7e15). No recursion: nesting is skipped with a counter.
+// The chrome-trace importer's meaning: which members of "traceEvents" become Events, and what
+// Kineto's fields say (json_cursor.h reads the grammar; decimal.h turns µs text into exact ns;
+// kineto_meaning.h is the vocabulary). It reads the file in blocks and turns each event into an
+// Event as soon as it is complete, skipping everything else without building it.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -13,140 +12,65 @@
 #include <limits>
 #include <memory>
 
+#include "decimal.h"
+#include "json_cursor.h"
+#include "kineto_meaning.h"
 #include "normalize.h"
 #include "workbook/profiler/chrome_trace.h"
 
 namespace workbook {
 namespace {
 
-struct NeedMore {};  // the buffer ends inside the current item: refill and parse it again
+using detail::decimal_to_int;
+using detail::is_integer_text;
 
-// Decimal text (JSON number grammar, already checked) times 10^shift, rounded half away from
-// zero, into an int64. False when it does not fit.
-bool decimal_to_int(std::string_view text, int shift, std::int64_t& out) {
-  std::size_t i = 0;
-  const bool negative = i < text.size() && text[i] == '-';
-  if (negative) ++i;
-  char digits[40];
-  int n = 0, dropped = 0, frac_digits = 0;
-  bool in_fraction = false;
-  int first_dropped = -1;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '.') {
-      in_fraction = true;
-      continue;
-    }
-    if (c == 'e' || c == 'E') break;
-    if (in_fraction) ++frac_digits;
-    if (n == 0 && c == '0') continue;  // leading zeros
-    if (n < 38) {
-      digits[n++] = c;
-    } else {
-      if (first_dropped < 0) first_dropped = c - '0';
-      ++dropped;
-    }
-  }
-  long exponent = 0;
-  if (i < text.size()) {  // exponent
-    ++i;
-    bool exp_negative = false;
-    if (text[i] == '+' || text[i] == '-') exp_negative = text[i++] == '-';
-    for (; i < text.size(); ++i) exponent = std::min(exponent * 10 + (text[i] - '0'), 100000L);
-    if (exp_negative) exponent = -exponent;
-  }
-  // value = digits × 10^(e) with e = exponent + shift - frac_digits + dropped
-  const long e = exponent + shift - frac_digits + dropped;
-  if (n == 0) {
-    out = 0;
-    return true;
-  }
-  const long integer_digits = n + e;
-  if (integer_digits > 19) return false;
-  unsigned __int128 value = 0;
-  int round_digit = -1;
-  if (e >= 0) {
-    for (int k = 0; k < n; ++k) value = value * 10 + unsigned(digits[k] - '0');
-    for (long k = 0; k < e; ++k) value *= 10;
-  } else {
-    const long keep = integer_digits;  // may be <= 0
-    for (long k = 0; k < keep; ++k) value = value * 10 + unsigned(digits[k] - '0');
-    if (keep >= 0) round_digit = keep < n ? digits[keep] - '0' : first_dropped;
-    if (round_digit >= 5) value += 1;
-  }
-  const unsigned __int128 limit = negative ? (unsigned __int128)std::numeric_limits<std::int64_t>::max() + 1
-                                           : (unsigned __int128)std::numeric_limits<std::int64_t>::max();
-  if (value > limit) return false;
-  out = negative ? std::int64_t(-(__int128)value) : std::int64_t(value);
-  return true;
-}
-
-bool is_integer_text(std::string_view t) { return t.find_first_of(".eE") == std::string_view::npos; }
-
-// Kineto's categories (and the older spellings Python and Kineto have used): what the event is
-// and where it ran. Python's DeviceType comes from the activity type (profiler_kineto.cpp,
-// deviceTypeFromActivity): GPU memcpy/memset/kernels/syncs/annotations are CUDA, the rest CPU.
+// What a trace's "cat" says about an event; Python's legacy exporter writes none, and its
+// operators carry a namespace.
 void classify(std::string_view cat, bool has_cat, const std::string& name, Event& e) {
   if (!has_cat) {
-    // Python's legacy exporter writes no category: operators carry a namespace.
     e.category = name.find("::") != std::string::npos ? Category::cpu_op : Category::user_annotation;
     return;
   }
-  if (cat == "cpu_op" || cat == "operator" || cat == "Operator") {
-    e.category = Category::cpu_op;
-  } else if (cat == "user_annotation") {
-    e.category = Category::user_annotation;
-  } else if (cat == "gpu_user_annotation" || cat == "cuda_profiler_range") {
-    e.category = cat == "gpu_user_annotation" ? Category::user_annotation : Category::kernel;
-    e.device_type = DeviceType::cuda;
-    e.work = DeviceWork::annotation;
-  } else if (cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "Memcpy" || cat == "gpu_memset" ||
-             cat == "Memset" || cat == "cuda_sync") {
-    e.category = Category::kernel;
-    e.device_type = DeviceType::cuda;
-    e.work = cat == "gpu_memcpy" || cat == "Memcpy"   ? DeviceWork::memcpy
-             : cat == "gpu_memset" || cat == "Memset" ? DeviceWork::memset
-             : cat == "cuda_sync"                     ? DeviceWork::sync
-                                                      : DeviceWork::kernel;
-  } else if (cat == "cuda_runtime" || cat == "Runtime" || cat == "cuda_driver" || cat == "runtime") {
-    e.category = Category::runtime;
-  } else {
+  const auto row = detail::kineto_category(cat);
+  if (!row) {
     e.category = Category::other;
+    return;
+  }
+  e.category = row->category;
+  if (row->on_device) {
+    e.device_type = DeviceType::cuda;
+    e.work = row->work;
   }
 }
 
-// c10::DeviceType numbers in "[memory]" instants: CPU 0, CUDA 1, MKLDNN 2, IDEEP 5, HIP 6.
-// Python counts 0/2/5 as CPU memory and 1/6 as CUDA memory, any other device as neither.
-bool memory_device(std::int64_t code, DeviceType& type) {
-  if (code == 0 || code == 2 || code == 5) return type = DeviceType::cpu, true;
-  if (code == 1 || code == 6) return type = DeviceType::cuda, true;
-  return false;
-}
+/// What feeding one block achieved: how much of it was read, and whether an item was cut off.
+struct FeedResult {
+  std::size_t consumed = 0;  ///< bytes read whole; the rest starts an unfinished item
+  bool need_more = false;    ///< the block ended inside an item: refill from `consumed`
+};
 
-class Parser {
+class TraceReader : detail::JsonCursor {
  public:
   /// `size_hint`: bytes of JSON to come; events are reserved for it (a Kineto event takes well over
   /// 64 bytes of JSON, and reserved pages that stay unused cost no memory).
-  Parser(std::string source, std::size_t size_hint) : source_(std::move(source)) { events_.reserve(size_hint / 64); }
+  TraceReader(std::string source, std::size_t size_hint) : JsonCursor(std::move(source)) {
+    events_.reserve(size_hint / 64);
+  }
 
-  [[noreturn]] void fail(const std::string& what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+  using JsonCursor::fail;
 
-  // Parses what is in [begin, end); `last` when no more input follows. Returns the offset of
-  // the first byte not consumed (the start of an unfinished item, to be given again with more).
-  std::size_t feed(const char* begin, const char* end, bool last) {
-    begin_ = begin;
-    p_ = begin;
-    end_ = end;
-    last_ = last;
+  // Parses what is in [begin, end); `last` when no more input follows.
+  FeedResult feed(const char* begin, const char* end, bool last) {
+    reset(begin, end, last);
     for (;;) {
-      mark_ = p_;
+      mark_item();
       try {
-        if (!step()) return std::size_t(p_ - begin);
-      } catch (const NeedMore&) {
+        if (!step()) return {offset(), false};
+      } catch (const detail::NeedMore&) {
         if (last) bad_json("unexpected end of input");
-        return std::size_t(mark_ - begin);
+        return {mark_offset(), true};
       }
-      consumed_ += std::size_t(p_ - mark_);
+      item_done();
     }
   }
 
@@ -221,291 +145,10 @@ class Parser {
         return true;
       }
       case State::done:
-        if (p_ == end_) return false;
+        if (at_block_end()) return false;
         fail(fmt::format("not valid JSON: unexpected '{}' after the end of the document", printable(*p_)));
     }
     return false;
-  }
-
-  // --- JSON primitives --------------------------------------------------------------------
-  char peek() {
-    if (p_ == end_) throw NeedMore{};
-    return *p_;
-  }
-  void skip_ws() {
-    for (;;) {
-      while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-      if (p_ < end_ || last_) return;
-      throw NeedMore{};
-    }
-  }
-  static std::string printable(char c) {
-    return (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? std::string(1, c)
-                                                               : fmt::format("\\x{:02x}", (unsigned char)c);
-  }
-  [[noreturn]] void bad_json(const std::string& what) const {
-    fail(fmt::format("not valid JSON: {} at byte {}", what, consumed_ + std::size_t(p_ - mark_)));
-  }
-  [[noreturn]] void bad_json_or(const std::string& message) {
-    // Something that is JSON but not a container is not a trace; anything else is not JSON.
-    if (p_ == end_) throw NeedMore{};
-    const char c = *p_;
-    if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
-      skip_value();
-      skip_ws();
-      if (p_ == end_) fail(message);
-    }
-    bad_json(fmt::format("unexpected '{}'", printable(c)));
-  }
-  // After a member or element: true when a ',' says another follows, false at `close`.
-  bool more_members(char close) {
-    skip_ws();
-    if (peek() == ',') {
-      ++p_;
-      return true;
-    }
-    expect(close);
-    return false;
-  }
-  // A string value into `out`; any other value is skipped and reported as absent.
-  bool string_member(std::string& out) {
-    if (peek() != '"') {
-      skip_value();
-      return false;
-    }
-    out = std::string(string_view_or_decode(scratch_));
-    return true;
-  }
-  void expect(char c) {
-    if (peek() != c) bad_json(fmt::format("expected '{}' but found '{}'", c, printable(*p_)));
-    ++p_;
-  }
-  void literal(const char* word) {
-    for (const char* w = word; *w; ++w) {
-      if (peek() != *w) bad_json("invalid literal");
-      ++p_;
-    }
-  }
-
-  // A string starting at p_ ('"'): a view into the buffer when it has no escapes, else decoded
-  // into `scratch`. Checks UTF-8.
-  std::string_view string_view_or_decode(std::string& scratch) {
-    if (peek() != '"') bad_json(fmt::format("expected a string but found '{}'", printable(*p_)));
-    const char* start = ++p_;
-    bool ascii = true;
-    for (;;) {
-      if (p_ == end_) throw NeedMore{};
-      const unsigned char c = static_cast<unsigned char>(*p_);
-      if (c == '"') break;
-      if (c == '\\') return decode_escaped(start, scratch);
-      if (c < 0x20) bad_json("control character in a string");
-      if (c >= 0x80) ascii = false;
-      ++p_;
-    }
-    std::string_view s(start, std::size_t(p_ - start));
-    ++p_;
-    if (!ascii) check_utf8(s);
-    return s;
-  }
-
-  std::string_view decode_escaped(const char* start, std::string& out) {
-    out.assign(start, std::size_t(p_ - start));
-    for (;;) {
-      if (p_ == end_) throw NeedMore{};
-      const char c = *p_++;
-      if (c == '"') break;
-      if (static_cast<unsigned char>(c) < 0x20) bad_json("control character in a string");
-      if (c != '\\') {
-        out.push_back(c);
-        continue;
-      }
-      const char x = peek();
-      ++p_;
-      switch (x) {
-        case '"':
-          out.push_back('"');
-          break;
-        case '\\':
-          out.push_back('\\');
-          break;
-        case '/':
-          out.push_back('/');
-          break;
-        case 'b':
-          out.push_back('\b');
-          break;
-        case 'f':
-          out.push_back('\f');
-          break;
-        case 'n':
-          out.push_back('\n');
-          break;
-        case 'r':
-          out.push_back('\r');
-          break;
-        case 't':
-          out.push_back('\t');
-          break;
-        case 'u': {
-          std::uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            literal("\\u");
-            const std::uint32_t low = hex4();
-            if (low < 0xDC00 || low > 0xDFFF) bad_json("invalid surrogate pair");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            bad_json("invalid surrogate pair");
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          bad_json("invalid escape in a string");
-      }
-    }
-    check_utf8(out);
-    return out;
-  }
-
-  std::uint32_t hex4() {
-    std::uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = peek();
-      ++p_;
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= std::uint32_t(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= std::uint32_t(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        v |= std::uint32_t(c - 'A' + 10);
-      else
-        bad_json("invalid \\u escape");
-    }
-    return v;
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(char(cp));
-    } else if (cp < 0x800) {
-      out.push_back(char(0xC0 | (cp >> 6)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(char(0xE0 | (cp >> 12)));
-      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(char(0xF0 | (cp >> 18)));
-      out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(char(0x80 | (cp & 0x3F)));
-    }
-  }
-
-  void check_utf8(std::string_view s) const {
-    std::size_t i = 0;
-    while (i < s.size()) {
-      const unsigned char c = static_cast<unsigned char>(s[i]);
-      int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
-      if (extra < 0 || (c >= 0xC0 && c < 0xC2) || c > 0xF4 || i + std::size_t(extra) >= s.size() + (extra == 0))
-        fail("not valid JSON: invalid UTF-8 in a string");
-      for (int k = 1; k <= extra; ++k)
-        if ((static_cast<unsigned char>(s[i + std::size_t(k)]) & 0xC0) != 0x80)
-          fail("not valid JSON: invalid UTF-8 in a string");
-      i += std::size_t(extra) + 1;
-    }
-  }
-
-  // A number's text, grammar checked.
-  std::string_view number() {
-    const char* start = p_;
-    auto digit = [&] { return p_ < end_ && *p_ >= '0' && *p_ <= '9'; };
-    auto more = [&] {
-      if (p_ == end_ && !last_) throw NeedMore{};
-    };
-    if (peek() == '-') ++p_;
-    more();
-    if (!digit()) bad_json("invalid number");
-    if (*p_ == '0') {
-      ++p_;
-    } else {
-      while (digit()) ++p_;
-    }
-    more();
-    if (p_ < end_ && *p_ == '.') {
-      ++p_;
-      more();
-      if (!digit()) bad_json("invalid number");
-      while (digit()) ++p_;
-    }
-    more();
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
-      ++p_;
-      more();
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      more();
-      if (!digit()) bad_json("invalid number");
-      while (digit()) ++p_;
-    }
-    more();
-    return std::string_view(start, std::size_t(p_ - start));
-  }
-
-  // Skips any value. No recursion: the open containers are a stack of bytes.
-  void skip_value() {
-    std::vector<char>& open = skip_stack_;
-    open.clear();
-    auto key = [&] {
-      skip_ws();
-      string_view_or_decode(scratch_);
-      skip_ws();
-      expect(':');
-    };
-    for (;;) {
-      skip_ws();
-      const char c = peek();
-      if (c == '{' || c == '[') {
-        ++p_;
-        skip_ws();
-        if (peek() == (c == '{' ? '}' : ']')) {
-          ++p_;
-        } else {
-          open.push_back(c);
-          if (c == '{') key();
-          continue;
-        }
-      } else if (c == '"') {
-        string_view_or_decode(scratch_);
-      } else if (c == 't') {
-        literal("true");
-      } else if (c == 'f') {
-        literal("false");
-      } else if (c == 'n') {
-        literal("null");
-      } else if (c == '-' || (c >= '0' && c <= '9')) {
-        number();
-      } else {
-        bad_json(fmt::format("unexpected '{}'", printable(c)));
-      }
-      // After a value: close what ends here, or go on to the next element.
-      for (;;) {
-        if (open.empty()) return;
-        skip_ws();
-        const char d = peek();
-        if (d == ',') {
-          ++p_;
-          if (open.back() == '{') key();
-          break;
-        }
-        if (d == (open.back() == '{' ? '}' : ']')) {
-          ++p_;
-          open.pop_back();
-          continue;
-        }
-        bad_json(fmt::format("unexpected '{}'", printable(d)));
-      }
-    }
   }
 
   // --- trace events -------------------------------------------------------------------------
@@ -711,9 +354,9 @@ class Parser {
     if (instant) {
       e.category = Category::memory;
       e.name = "[memory]";
-      DeviceType type = DeviceType::cpu;
-      if (!memory_device(memory_device_code, type)) e.bytes = 0;  // counted by Python as neither
-      e.device_type = type;
+      const auto type = detail::memory_device(memory_device_code);
+      if (!type) e.bytes = 0;  // counted by Python as neither
+      e.device_type = type.value_or(DeviceType::cpu);
       e.device_index = int(device_id);
     } else {
       classify(cat, has_cat, e.name, e);
@@ -728,34 +371,28 @@ class Parser {
     events_.push_back(std::move(e));
   }
 
-  std::string source_;
   State state_ = State::start;
-  bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true, last_ = false;
-  const char* begin_ = nullptr;
-  const char* p_ = nullptr;
-  const char* end_ = nullptr;
-  std::size_t consumed_ = 0, index_ = 0;
-  std::string scratch_, key_scratch_;
-  std::vector<char> skip_stack_;
-  const char* mark_ = nullptr;
+  bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true;
+  std::size_t index_ = 0;
+  std::string key_scratch_;
   std::vector<Event> events_;
 };
 
-Profile finish(Parser& parser) {
-  std::vector<Event> events = parser.take_events();
+Profile finish(TraceReader& reader) {
+  std::vector<Event> events = reader.take_events();
   try {
     return detail::normalized_profile(std::move(events));
   } catch (const std::range_error& e) {
-    parser.fail(e.what());
+    reader.fail(e.what());
   }
 }
 
 }  // namespace
 
 Profile parse_chrome_trace(std::string_view text, const std::string& source) {
-  Parser parser(source, text.size());
-  parser.feed(text.data(), text.data() + text.size(), true);
-  return finish(parser);
+  TraceReader reader(source, text.size());
+  reader.feed(text.data(), text.data() + text.size(), true);
+  return finish(reader);
 }
 
 Profile load_chrome_trace(const std::filesystem::path& path) {
@@ -763,7 +400,7 @@ Profile load_chrome_trace(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw TraceError(fmt::format("{}: cannot open ({})", path.string(), std::strerror(errno)));
-  Parser parser(path.string(), std::size_t(std::filesystem::file_size(path, error)));
+  TraceReader reader(path.string(), std::size_t(std::filesystem::file_size(path, error)));
   // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
   std::vector<char> buffer(std::size_t(4) << 20);
   std::size_t filled = 0;
@@ -776,13 +413,13 @@ Profile load_chrome_trace(const std::filesystem::path& path) {
     any = any || filled > 0;
     const bool last = got == 0 || std::feof(file.get());
     if (!any && last) throw TraceError(fmt::format("{}: empty file", path.string()));
-    const std::size_t used = parser.feed(buffer.data(), buffer.data() + filled, last);
+    const std::size_t used = reader.feed(buffer.data(), buffer.data() + filled, last).consumed;
     if (last) break;
     std::memmove(buffer.data(), buffer.data() + used, filled - used);
     filled -= used;
     if (filled == buffer.size()) buffer.resize(buffer.size() * 2);
   }
-  return finish(parser);
+  return finish(reader);
 }
 
 }  // namespace workbook

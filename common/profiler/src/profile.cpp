@@ -1,5 +1,6 @@
 #include "workbook/profiler/profile.h"
 
+#include "kineto_meaning.h"
 #include "saturating.h"
 
 #include <fmt/format.h>
@@ -11,38 +12,17 @@
 namespace workbook {
 
 std::string_view category_name(Category category) {
-  switch (category) {
-    case Category::cpu_op:
-      return "cpu_op";
-    case Category::user_annotation:
-      return "user_annotation";
-    case Category::kernel:
-      return "kernel";
-    case Category::runtime:
-      return "cuda_runtime";
-    case Category::memory:
-      return "[memory]";
-    case Category::other:
-      return "other";
-  }
+  if (category == Category::memory) return "[memory]";
+  for (const auto& row : detail::kKinetoCategories)
+    if (row.category == category) return row.name;
   return "other";
 }
 
 std::string_view device_type_name(DeviceType type) { return type == DeviceType::cpu ? "cpu" : "cuda"; }
 
 std::string_view device_work_name(DeviceWork work) {
-  switch (work) {
-    case DeviceWork::kernel:
-      return "kernel";
-    case DeviceWork::memcpy:
-      return "gpu_memcpy";
-    case DeviceWork::memset:
-      return "gpu_memset";
-    case DeviceWork::sync:
-      return "cuda_sync";
-    case DeviceWork::annotation:
-      return "gpu_user_annotation";
-  }
+  for (const auto& row : detail::kKinetoCategories)
+    if (row.on_device && row.work == work) return row.name;
   return "kernel";
 }
 

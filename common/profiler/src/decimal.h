@@ -1,0 +1,17 @@
+#pragma once
+// Decimal text to integers, exactly: a trace's times are decimal µs text, and a double has only
+// 0.25 µs steps at µs-since-epoch time stamps (~1.7e15), so they go from text straight to ns.
+
+#include <cstdint>
+#include <string_view>
+
+namespace workbook::detail {
+
+/// Decimal text in JSON's number grammar (already checked) times 10^shift, rounded half away
+/// from zero, into `out`. False when the result does not fit in an int64.
+bool decimal_to_int(std::string_view text, int shift, std::int64_t& out);
+
+/// True when the number's text has no fraction and no exponent.
+inline bool is_integer_text(std::string_view text) { return text.find_first_of(".eE") == std::string_view::npos; }
+
+}  // namespace workbook::detail
