@@ -168,6 +168,13 @@ TEST_SUITE("arguments") {
     CHECK_THROWS_WITH_AS(parse_arguments(hint, {"3", "--", "x"}), doctest::Contains("takes no '--'"), UsageError);
   }
 
+  TEST_CASE("-h and --help ask for the command's usage, unless they follow --") {
+    CHECK_THROWS_WITH_AS(parse_arguments(hint, {"3", "--help"}), doctest::Contains("usage: ./workbook hint N [--all]"),
+                         HelpRequested);
+    CHECK_THROWS_AS(parse_arguments(run, {"-h"}), HelpRequested);
+    CHECK(parse_arguments(run, {"1", "--", "--help"}).passthrough == std::vector<std::string>{"--help"});
+  }
+
   TEST_CASE("a negative number is a word, so that the lesson check can name it") {
     CHECK(parse_arguments(hint, {"-1"}).words == std::vector<std::string>{"-1"});
   }
@@ -195,6 +202,15 @@ TEST_SUITE("build errors") {
     CHECK(build_error_excerpt("x.o: in function f:\nx.cpp:(.text+0x1): undefined reference to `g()'\n", {})
               .find("undefined reference to `g()'") != std::string::npos);
     CHECK(build_error_excerpt("line one\nthe last line\n", {}).find("the last line") != std::string::npos);
+  }
+
+  TEST_CASE("nvcc's diagnostics count as the learner's own too; a very long line is passed over") {
+    const std::string log =
+        std::string(5000, 'x') + " error: not a diagnostic\n" +
+        "/src/other.cpp:1:1: error: elsewhere\n/src/exercises/07_bias.cu(12): error: identifier \"z\" is undefined\n";
+    const std::string excerpt = build_error_excerpt(log, {"exercises/07_bias.cu"});
+    CHECK(excerpt.rfind("/src/exercises/07_bias.cu(12): error:", 0) == 0);
+    CHECK(excerpt.find("xxxxx") == std::string::npos);
   }
 
   TEST_CASE("the excerpt stays short") {

@@ -29,8 +29,11 @@ Arguments parse_arguments(const CommandSpec& spec, const std::vector<std::string
     a.passthrough.assign(split + 1, args.end());
   }
   std::vector<std::string> own(args.begin(), split);
+  for (const auto& word : own)
+    if (word == "-h" || word == "--help") throw HelpRequested(fmt::format("usage: ./workbook {}", spec.usage));
 
   CLI::App app{spec.name};
+  app.set_help_flag();  // -h and --help are answered below, as the command's usage
   app.allow_extras();
   std::map<std::string, bool> given;
   for (const auto& flag : spec.flags) app.add_flag(flag, given[flag]);

@@ -3,6 +3,7 @@
 /// \brief A command's words and flags, parsed (with CLI11) against what that command accepts.
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct Arguments {
   std::vector<std::string> flags;        ///< as given, e.g. "--all"
   std::vector<std::string> passthrough;  ///< after "--": for the lesson
   bool has(const std::string& flag) const;
+};
+
+/// `-h` or `--help` among a command's own words: what() is its usage line (printed, exit 0).
+class HelpRequested : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// Parses `args` (the words after the command's name). Throws UsageError naming an unknown

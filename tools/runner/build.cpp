@@ -16,8 +16,11 @@ namespace runner {
 namespace fs = std::filesystem;
 namespace {
 
-// GCC's and nvcc's "path:line:col: error: ..." (column optional), and "fatal error".
-const std::regex kDiagnostic(R"(^(.+?):(\d+)(?::\d+)?: (?:fatal )?error: .*)");
+// GCC's "path:line:col: error: ..." (column optional, "fatal error" too) and nvcc's
+// "path(line): error: ...". Only lines that say "error" and are of a readable length are matched:
+// libstdc++'s regex recurses per character, and a template error can run to many kilobytes.
+const std::regex kDiagnostic(R"(^([^ ].*?)(?::(\d+)(?::\d+)?|\((\d+)\)): (?:fatal )?error: .*)");
+constexpr std::size_t kLongestMatchedLine = 1000;
 // Lines a compiler prints under a diagnostic: the source line, the caret, notes about it.
 bool continues_diagnostic(const std::string& line) {
   return !line.empty() && (line[0] == ' ' || line.find(": note: ") != std::string::npos);
@@ -40,10 +43,12 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 // The builds of two runners at once must not write into one tree together.
+// A build holds it exclusively; a program the build made holds it shared while it runs, so that
+// no other runner relinks the program under it.
 class BuildLock {
  public:
-  explicit BuildLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  BuildLock(const fs::path& path, int mode) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) ::flock(fd_, mode);
   }
   ~BuildLock() {
     if (fd_ >= 0) ::close(fd_);
@@ -63,7 +68,9 @@ std::string build_error_excerpt(const std::string& log, const std::vector<std::s
   std::vector<Diagnostic> diagnostics;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
-    if (!std::regex_match(lines[i], m, kDiagnostic)) continue;
+    if (lines[i].size() > kLongestMatchedLine || lines[i].find("error") == std::string::npos ||
+        !std::regex_match(lines[i], m, kDiagnostic))
+      continue;
     Diagnostic d{m[1].str(), {lines[i]}};
     while (i + 1 < lines.size() && continues_diagnostic(lines[i + 1]) && d.lines.size() < 8)
       d.lines.push_back(lines[++i]);
@@ -108,17 +115,20 @@ std::vector<std::string> Builder::cmake_build(const std::vector<std::string>& ta
   return argv;
 }
 
-bool Builder::build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files) const {
-  int status = 0;
+bool Builder::build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files,
+                    bool show_errors) const {
+  std::string excerpt;
   {
-    const BuildLock lock(build_dir_ / ".workbook.lock");
-    status = run_process(cmake_build(targets), {}, log_.string());
+    // The log is read back under the same lock: another runner's build would rewrite it.
+    const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
+    if (run_process(cmake_build(targets), {}, log_.string()) == 0) return true;
+    std::ifstream in(log_, std::ios::binary);
+    std::ostringstream log;
+    log << in.rdbuf();
+    excerpt = build_error_excerpt(log.str(), own_files);
   }
-  if (status == 0) return true;
-  std::ifstream in(log_, std::ios::binary);
-  std::ostringstream log;
-  log << in.rdbuf();
-  fmt::print(stderr, "{}", build_error_excerpt(log.str(), own_files));
+  if (!show_errors) return false;
+  fmt::print(stderr, "{}", excerpt);
   // The log's path from the project root when it lies inside it (.workbook/build.log).
   std::error_code ec;
   const fs::path relative = fs::relative(log_, root_, ec);
@@ -129,13 +139,20 @@ bool Builder::build(const std::vector<std::string>& targets, const std::vector<s
 }
 
 bool Builder::build_all() const {
-  const BuildLock lock(build_dir_ / ".workbook.lock");
+  const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
   return run_process(cmake_build({})) == 0;
 }
 
 bool Builder::has_target(const std::string& target) const {
+  // Makefiles list "... target", Ninja "target: phony".
   const auto [status, out] = capture_process({"cmake", "--build", build_dir_.string(), "--target", "help"});
-  return status == 0 && out.find("... " + target + "\n") != std::string::npos;
+  return status == 0 && (out.find("... " + target + "\n") != std::string::npos ||
+                         out.find("\n" + target + ": ") != std::string::npos || out.rfind(target + ": ", 0) == 0);
+}
+
+int Builder::run_built(const std::vector<std::string>& argv, const Environment& env) const {
+  const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_SH);
+  return run_process(argv, env);
 }
 
 }  // namespace runner

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "process.h"
+
 namespace runner {
 
 /// The first errors of a build log, trimmed to what a person reads: diagnostics about one of
@@ -24,7 +26,12 @@ class Builder {
   /// Builds `targets` quietly into the log. On failure prints the excerpt (the learner's
   /// `own_files` first) and where the whole log is, and returns false: the caller stops there,
   /// so an older binary is never run in place of a source that does not compile.
-  bool build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files = {}) const;
+  /// `show_errors` false: the caller can do without the target (the BLAS probe), so say nothing.
+  bool build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files = {},
+             bool show_errors = true) const;
+  /// Runs a program the build made, holding the build lock shared: no other runner relinks it
+  /// while it runs.
+  int run_built(const std::vector<std::string>& argv, const Environment& env = {}) const;
   /// Builds everything, its output shown as it comes (the suite).
   bool build_all() const;
 

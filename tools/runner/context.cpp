@@ -10,6 +10,9 @@
 #include <sstream>
 
 #include "process.h"
+#include "usage_error.h"
+
+#include <unistd.h>
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -66,25 +69,30 @@ void choose_blas_kernel(const Context& c) {
   const std::string key = blas_cache_key();
   std::string choice;
   bool cached = false;
-  std::ifstream in(cache);
+  std::error_code ec;
+  std::ifstream in;
+  if (fs::is_regular_file(fs::symlink_status(cache, ec))) in.open(cache);
   if (in) {
     const auto doc = nlohmann::json::parse(in, nullptr, false);
-    // Data, never trusted: a kernel name is letters and digits.
-    if (doc.is_object() && doc.value("key", "") == key && doc.contains("choice") && doc["choice"].is_string()) {
+    // Data, never trusted: the right types, and a kernel name is letters and digits.
+    if (doc.is_object() && doc.contains("key") && doc["key"].is_string() && doc["key"].get<std::string>() == key &&
+        doc.contains("choice") && doc["choice"].is_string()) {
       choice = doc["choice"].get<std::string>();
       cached = std::all_of(choice.begin(), choice.end(), [](unsigned char ch) { return std::isalnum(ch) != 0; });
       if (!cached) choice.clear();
     }
   }
   if (!cached) {
-    if (!c.builder.build({"workbook_blas_probe"})) return;
+    if (!c.builder.build({"workbook_blas_probe"}, {}, false)) return;  // the lessons run without it
     const auto [status, out] = capture_process({c.builder.program("tools/workbook_blas_probe").string(), "--choose"});
     if (status != 0) return;
     std::istringstream words(out);
     words >> choice;
-    std::error_code ec;
-    if (fs::is_directory(c.progress.dir(), ec)) {
-      std::ofstream(cache) << nlohmann::json{{"key", key}, {"choice", choice}}.dump() << "\n";
+    const auto kind = fs::symlink_status(cache, ec);
+    if (fs::is_directory(c.progress.dir(), ec) && (!fs::exists(kind) || fs::is_regular_file(kind))) {
+      const fs::path tmp = cache.string() + ".tmp." + std::to_string(::getpid());
+      std::ofstream(tmp) << nlohmann::json{{"key", key}, {"choice", choice}}.dump() << "\n";
+      fs::rename(tmp, cache, ec);
     }
     if (!choice.empty())
       fmt::print(

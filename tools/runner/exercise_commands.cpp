@@ -59,7 +59,7 @@ bool gpu_checks_pass(const Context& c, const Lesson& l) {
     return true;
   }
   if (!c.builder.build({target}, {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"})) return false;
-  const int status = run_process({c.builder.program("tests/" + target).string()});
+  const int status = c.builder.run_built({c.builder.program("tests/" + target).string()});
   return status == 0 || status == 77;
 }
 
@@ -75,7 +75,7 @@ int check_lesson(const Context& c, const Lesson& l) {
   }
   choose_blas_kernel(c);
   const int status =
-      run_process({c.builder.program("tests/check_" + l.number).string()}, {{"WORKBOOK_EXERCISE", l.number}});
+      c.builder.run_built({c.builder.program("tests/check_" + l.number).string()}, {{"WORKBOOK_EXERCISE", l.number}});
   if (status == 0 && gpu_checks_pass(c, l)) {
     set_done(c, l, true);
     const std::string next = first_pending(c);

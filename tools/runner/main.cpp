@@ -2,6 +2,7 @@
 // ./workbook only installs what is missing, configures, builds this program and hands over.
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -95,6 +96,8 @@ int main(int argc, char** argv) {
   // Line by line, also into a pipe: the compiler's errors (stderr) and the verdict (stdout) must
   // reach a log in the order they were said.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  // An ignored SIGCHLD survives exec and would make every wait for a child fail.
+  std::signal(SIGCHLD, SIG_DFL);
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
@@ -107,6 +110,9 @@ int main(int argc, char** argv) {
       return c.run(Context::from_environment(), a);
     }
     throw runner::UsageError(fmt::format("unknown command '{}' (commands: {})", args[0], names()));
+  } catch (const runner::HelpRequested& e) {
+    fmt::print("{}\n", e.what());
+    return 0;
   } catch (const runner::UsageError& e) {
     fmt::print(stderr, "workbook: {}\n", e.what());
     return 2;
