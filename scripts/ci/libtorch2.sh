@@ -73,7 +73,7 @@ echo "libtorch2: dependencies ready in $((SECONDS - start)) s"
 start=$SECONDS
 # The machine's own OpenBLAS settings go in unchanged (never altered for a test run).
 passed=()
-for var in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE OMP_WAIT_POLICY; do
+for var in OPENBLAS_CORETYPE OPENBLAS_L2_SIZE OMP_WAIT_POLICY WORKBOOK_WERROR; do
   [ -n "${!var+set}" ] && passed+=("$var=${!var}")
 done
 [ $# -gt 0 ] || set -- test

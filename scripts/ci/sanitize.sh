@@ -17,7 +17,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build-asan
 cd "$root"
-[ -f "$build/CMakeCache.txt" ] || cmake --preset asan -DWORKBOOK_WERROR="${WORKBOOK_WERROR:-OFF}" >/dev/null
+# Warnings are not errors here: under -fsanitize GCC's -Wmaybe-uninitialized reports false
+# positives inside libstdc++ (<regex>'s std::function at -O1), which the -O2 legs never see.
+[ -f "$build/CMakeCache.txt" ] || cmake --preset asan -DWORKBOOK_WERROR=OFF >/dev/null
 cmake --build --preset asan -j "$(nproc)" --target sanitize_programs >"$build/sanitize-build.log" 2>&1 ||
   { tail -n 40 "$build/sanitize-build.log"; echo "sanitize: build failed" >&2; exit 1; }
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
