@@ -15,6 +15,7 @@
 #include <torch/types.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -74,7 +75,10 @@ struct Measured {
 
 // One child probe; `core` empty: OpenBLAS's own choice (OPENBLAS_CORETYPE unset in the child).
 Measured measure(const std::string& core) {
-  std::vector<std::string> argv{"timeout", "60", "/proc/self/exe", "2048"};
+  // This program's own path, resolved here: "timeout" and "env" run first, and for them
+  // /proc/self/exe would be themselves.
+  static const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<std::string> argv{"timeout", "60", self, "2048"};
   if (core.empty()) argv.insert(argv.begin(), {"env", "-u", "OPENBLAS_CORETYPE"});
   const auto [status, out] = runner::capture_process(
       argv, core.empty() ? runner::Environment{} : runner::Environment{{"OPENBLAS_CORETYPE", core}});
