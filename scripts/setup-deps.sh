@@ -5,7 +5,8 @@
 # --check only lists the missing packages (exit 1 when something is missing).
 # Uses only bash, coreutils, dpkg and apt: it runs before anything else is installed.
 # python3-setuptools: where LibTorch is 2.6 (Debian 13), AOTInductor compiles lesson 06's models
-# with python3-torch and needs it to build the generated code.
+# with python3-torch and needs it to build the generated code. lld: links a program against
+# LibTorch in ~0.1 s where GNU ld takes ~1.6 s (the edit -> check cycle).
 set -euo pipefail
 
 PACKAGES=(
@@ -14,7 +15,7 @@ PACKAGES=(
   libopenblas0-pthread libopenblas-dev
   libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
   doxygen graphviz doxygen-awesome-css
-  clang libclang-rt-dev clang-format
+  clang libclang-rt-dev clang-format lld
   chromium
 )
 BLAS_ALTERNATIVE=libblas.so.3-$(uname -m)-linux-gnu
