@@ -1,15 +1,13 @@
 #include "build.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <thread>
 
+#include "file_lock.h"
 #include "process.h"
 
 namespace runner {
@@ -41,24 +39,6 @@ struct Diagnostic {
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-// The builds of two runners at once must not write into one tree together.
-// A build holds it exclusively; a program the build made holds it shared while it runs, so that
-// no other runner relinks the program under it.
-class BuildLock {
- public:
-  BuildLock(const fs::path& path, int mode) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, mode);
-  }
-  ~BuildLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  BuildLock(const BuildLock&) = delete;
-  BuildLock& operator=(const BuildLock&) = delete;
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -115,12 +95,14 @@ std::vector<std::string> Builder::cmake_build(const std::vector<std::string>& ta
   return argv;
 }
 
+// The build tree's lock: a build holds it exclusively; a program the build made holds it shared
+// while it runs, so that no other runner relinks the program under it.
 bool Builder::build(const std::vector<std::string>& targets, const std::vector<std::string>& own_files,
                     bool show_errors) const {
   std::string excerpt;
   {
     // The log is read back under the same lock: another runner's build would rewrite it.
-    const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
+    const FileLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
     if (run_process(cmake_build(targets), {}, log_.string()) == 0) return true;
     std::ifstream in(log_, std::ios::binary);
     std::ostringstream log;
@@ -139,7 +121,7 @@ bool Builder::build(const std::vector<std::string>& targets, const std::vector<s
 }
 
 bool Builder::build_all() const {
-  const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
+  const FileLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
   return run_process(cmake_build({})) == 0;
 }
 
@@ -151,7 +133,7 @@ bool Builder::has_target(const std::string& target) const {
 }
 
 int Builder::run_built(const std::vector<std::string>& argv, const Environment& env) const {
-  const BuildLock lock(build_dir_ / ".workbook.lock", LOCK_SH);
+  const FileLock lock(build_dir_ / ".workbook.lock", LOCK_SH);
   return run_process(argv, env);
 }
 

@@ -19,15 +19,14 @@ namespace runner {
 namespace fs = std::filesystem;
 namespace {
 
-const Lesson& lesson_or_first_pending(const Context& c, const Arguments& a, bool& all_done) {
-  all_done = false;
-  if (!a.words.empty()) return c.manifest.lesson(a.words[0]);
+// The lesson named, or the first one not done yet; none when every exercise is done (then it
+// says so).
+const Lesson* lesson_or_first_pending(const Context& c, const Arguments& a) {
+  if (!a.words.empty()) return &c.manifest.lesson(a.words[0]);
   const std::string n = first_pending(c);
-  if (n.empty()) {
-    all_done = true;
-    return c.manifest.lessons().front();
-  }
-  return c.manifest.lesson(n);
+  if (!n.empty()) return &c.manifest.lesson(n);
+  fmt::print("every exercise is done. Well done!\n");
+  return nullptr;
 }
 
 void print_hint_pointer(const Context& c, const Lesson& l) {
@@ -106,23 +105,16 @@ std::string exercise_stamp(const Context& c, const Lesson& l) {
 }  // namespace
 
 int check_exercise(const Context& c, const Arguments& a) {
-  bool all_done = false;
-  const Lesson& l = lesson_or_first_pending(c, a, all_done);
-  if (all_done) {
-    fmt::print("every exercise is done. Well done!\n");
-    return 0;
-  }
+  const Lesson* l = lesson_or_first_pending(c, a);
+  if (!l) return 0;
   if (a.has("--libtorch2")) in_libtorch2(c, "check", a);
-  return check_lesson(c, l);
+  return check_lesson(c, *l);
 }
 
 int watch_exercise(const Context& c, const Arguments& a) {
-  bool all_done = false;
-  const Lesson& l = lesson_or_first_pending(c, a, all_done);
-  if (all_done) {
-    fmt::print("every exercise is done. Well done!\n");
-    return 0;
-  }
+  const Lesson* found = lesson_or_first_pending(c, a);
+  if (!found) return 0;
+  const Lesson& l = *found;
   fmt::print("watching exercises/{}.cpp — save it to re-check, Ctrl-C to stop\n", l.slug);
   std::string last;
   for (;;) {

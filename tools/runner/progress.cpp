@@ -1,8 +1,6 @@
 #include "progress.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "file_lock.h"
 #include "usage_error.h"
 
 namespace runner {
@@ -17,22 +16,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::regex kNumber("[0-9][0-9]");
-
-// An exclusive lock on a file for the lifetime of the object.
-class FileLock {
- public:
-  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
