@@ -52,6 +52,20 @@ TEST_CASE("the weights are 1 / step squared: every point's relative error counts
   CHECK(exercises::fit_step_model(points).fixed_us == doctest::Approx(10).epsilon(0.02));
 }
 
+TEST_CASE("the crossover is where the busy fraction reaches one half, exactly one half included") {
+  // 2 n^3 = 1024 at n = 8: the busy fraction is exactly 0.5 there.
+  exercises::StepModel edge;
+  edge.fixed_us = 1024;
+  edge.per_n3_us = 2;
+  CHECK(edge.busy_fraction(8) == 0.5);
+  CHECK(exercises::predicted_crossover(edge, 1, 64) == 8);
+}
+
+TEST_CASE("a step that is zero or negative is an error") {
+  CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 0.0}, {32, 3.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, -2.0}, {32, 3.0}}), std::invalid_argument);
+}
+
 TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes are an error") {
   exercises::StepModel truth;
   truth.fixed_us = 8;

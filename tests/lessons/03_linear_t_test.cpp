@@ -2,6 +2,8 @@
 #include "workbook_doctest.h"
 
 #include "03_linear_t.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
 
 namespace {
 
@@ -99,4 +101,37 @@ TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a vie
   REQUIRE(once.copying_ops >= 1);
   CHECK(twice.copying_ops == 2 * once.copying_ops);
   CHECK(twice.bytes_allocated == 2 * once.bytes_allocated);
+}
+
+TEST_CASE("copying ops are counted as the contract names them, and a new tensor is no view") {
+  const torch::Tensor x = input(false);
+  // The test's own count of aten::copy_, aten::clone and aten::_to_copy beneath each call.
+  auto counted = [&](const Op& op) {
+    workbook::Session session;
+    {
+      workbook::Region region("op");
+      op(x);
+    }
+    const auto p = session.finish();
+    std::int64_t n = 0;
+    for (auto r : p.find("op"))
+      for (const char* name : {"aten::copy_", "aten::clone", "aten::_to_copy"})
+        n += std::int64_t(p.count_under(r, name));
+    return n;
+  };
+  for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
+           {"clone", [](const torch::Tensor& t) { return t.clone(); }},
+           {"to float64", [](const torch::Tensor& t) { return t.to(torch::kDouble); }}}) {
+    CAPTURE(name);
+    CHECK(exercises::view_or_copy(op, x).copying_ops == counted(op));
+  }
+  // x * 1 and empty_like make a new tensor without any copying op: not a view.
+  for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
+           {"x * 1", [](const torch::Tensor& t) { return t * 1; }},
+           {"empty_like", [](const torch::Tensor& t) { return torch::empty_like(t); }}}) {
+    CAPTURE(name);
+    const auto v = exercises::view_or_copy(op, x);
+    CHECK_FALSE(v.shares_storage);
+    CHECK_FALSE(v.is_view);
+  }
 }

@@ -146,3 +146,24 @@ TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, add
   CHECK(s[2].total_us == doctest::Approx((10 + 30) / 2.0));
   CHECK(s[3].gemm_share == doctest::Approx(((25 + 36) / 2.0) / ((30 + 40) / 2.0)));
 }
+
+TEST_CASE("a stage is averaged per forward: missing in one counts as zero there, one outside a forward not at all") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // A stray gate_proj [500, 600] us outside every forward; forward 2 has no act_mul.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
+                             make_event("aten::mm", 35000, 55000), make_event("act_mul", 60000, 70000, region),
+                             make_event("down_proj", 70000, 100000, region), make_event("aten::mm", 72000, 97000),
+                             make_event("mlp_forward", 200000, 300000, region),
+                             make_event("gate_proj", 200000, 230000, region), make_event("aten::mm", 205000, 225000),
+                             make_event("up_proj", 230000, 260000, region), make_event("aten::mm", 235000, 255000),
+                             make_event("down_proj", 260000, 300000, region), make_event("aten::mm", 262000, 297000),
+                             make_event("gate_proj", 500000, 600000, region), make_event("aten::mm", 510000, 590000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(30));  // the stray gate_proj is in no forward
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+  CHECK(s[2].total_us == doctest::Approx(10 / 2.0));  // act_mul: 10 us in forward 1, none in forward 2
+}

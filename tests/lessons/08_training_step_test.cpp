@@ -4,6 +4,7 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -45,6 +46,16 @@ TEST_CASE("five phase regions per recorded step, each holding its own work") {
   for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
     CAPTURE(phase);
     CHECK(p.find(phase).size() == 3);
+  }
+  // In each step the phases run in TrainingStep's order.
+  for (auto step : p.find_prefix("ProfilerStep#")) {
+    std::vector<std::int64_t> starts;
+    for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
+      const auto ids = p.under(step, phase);
+      if (ids.size() == 1) starts.push_back(p[ids[0]].start_ns);
+    }
+    REQUIRE(starts.size() == 5);
+    CHECK(std::is_sorted(starts.begin(), starts.end()));
   }
   for (auto f : p.find("forward")) CHECK(p.count_under(f, "aten::addmm") == 2);
   for (auto l : p.find("loss")) CHECK(p.count_under(l, "aten::mse_loss") == 1);

@@ -58,6 +58,16 @@ TEST_CASE("nested ops and two steps apart: ranked by self time, share of the sel
   CHECK(c.share == doctest::Approx(40.0 / 160.0));
 }
 
+TEST_CASE("an operator need not be called aten::") {
+  // A custom op (RECORD_FUNCTION in C++, as workbook::fused_gelu_mul) and an autograd node.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             op("aten::mm", 0, 20, {{8, 8}, {8, 8}}),
+                             op("workbook::fused_gelu_mul", 20, 70, {{8, 8}, {8, 8}}), op("MmBackward0", 70, 90, {})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "workbook::fused_gelu_mul");
+  CHECK(c.self_us == doctest::Approx(50));
+}
+
 TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
   torch::manual_seed(10);
   const auto big = torch::randn({384, 384}), small = torch::randn({16, 16}), v = torch::randn({4096});

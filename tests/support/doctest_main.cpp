@@ -81,11 +81,26 @@ struct LearnerReporter : doctest::IReporter {
       doctest::IReporter::get_active_contexts()[i]->stringify(&context);
       out << "  for " << context.str() << "\n";
     }
-    out << "  wanted: " << a.m_expr << "\n";
-    if (a.m_threw)
-      out << "  but it threw: " << a.m_exception.c_str() << "\n";
+    // CHECK_FALSE(x) wants x to be false: say so, or "wanted: x" reads as its opposite.
+    if (a.m_at & doctest::assertType::is_false)
+      out << "  wanted: not (" << a.m_expr << ")\n";
     else
+      out << "  wanted: " << a.m_expr << "\n";
+    const bool wants_exception = (a.m_at & doctest::assertType::is_throws) ||
+                                 (a.m_at & doctest::assertType::is_throws_as) ||
+                                 (a.m_at & doctest::assertType::is_throws_with);
+    if (wants_exception && !a.m_threw) {
+      out << "  expected an exception"
+          << (a.m_exception_type && *a.m_exception_type ? std::string(" of type ") + a.m_exception_type : std::string())
+          << ", none was thrown\n";
+    } else if ((a.m_at & doctest::assertType::is_throws_as) && !a.m_threw_as) {
+      out << "  it threw another kind of exception than " << a.m_exception_type << ": "
+          << first_line(a.m_exception.c_str()) << "\n";
+    } else if (a.m_threw) {
+      out << "  but it threw: " << first_line(a.m_exception.c_str()) << "\n";
+    } else {
       out << "  this run gave: " << a.m_decomp.c_str() << "\n";
+    }
   }
   void log_message(const doctest::MessageData& m) override {
     if (!case_failed || shown > 2) return;
