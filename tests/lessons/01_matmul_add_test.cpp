@@ -32,7 +32,12 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
   CHECK(p.find_prefix("ProfilerStep#").size() == std::size_t(active));
   const auto regions = p.find("matmul_add");
   REQUIRE(regions.size() == std::size_t(active));
-  for (auto r : regions) CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
+  for (auto r : regions) {
+    CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
+    // Each region lies inside its step: ProfilerStep#N -> matmul_add, as lesson 01 showed.
+    const auto parent = p.parent(r);
+    CHECK((parent && p[*parent].name.rfind("ProfilerStep#", 0) == 0));
+  }
   std::vector<double> gaps;
   for (auto r : regions) {
     const auto matmul = p.under(r, "aten::matmul").at(0);

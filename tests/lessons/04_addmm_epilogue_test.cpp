@@ -35,6 +35,15 @@ TEST_CASE("the values and the shape of nn::Linear's") {
   CHECK(torch::allclose(y, torch::nn::functional::linear(in.x, in.w, in.b), 1e-4, 1e-4));
 }
 
+TEST_CASE("float64 in, float64 out: no conversion on the way") {
+  torch::manual_seed(44);
+  const auto x = torch::randn({2, 5, 8}, torch::kDouble), w = torch::randn({6, 8}, torch::kDouble),
+             b = torch::randn({6}, torch::kDouble);
+  const auto y = exercises::linear_3d(x, w, b);
+  CHECK((y.scalar_type() == torch::kDouble));
+  CHECK(torch::allclose(y, torch::nn::functional::linear(x, w, b), 1e-12, 1e-12));
+}
+
 TEST_CASE("per call: one addmm, no separate add, no copy of x, one output-sized allocation") {
   const auto& in = inputs();
   workbook::SessionOptions options;

@@ -59,7 +59,12 @@ TEST_CASE("a training loop's in-place steps never recompile, a replaced weight d
   }
   CHECK(compiled.entries() == 1);
   torch::NoGradGuard no_grad;
+  const torch::Tensor original = m.down->weight;
   m.down->weight = torch::randn_like(m.down->weight);
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 2);
+  // The original weight put back: the first entry serves again, with its own prepared weights.
+  m.down->weight = original;
   CHECK(same(compiled.forward(x), m.eager(x)));
   CHECK(compiled.entries() == 2);
 }
@@ -88,7 +93,7 @@ TEST_CASE("a new batch recompiles once and then the batch is dynamic; a new layo
   CHECK(compiled.entries() == 4);
 }
 
-TEST_CASE("fail_on_recompile names the guard; past the size limit calls run eager") {
+TEST_CASE("fail_on_recompile names the guard, and past the size limit calls run eager") {
   torch::NoGradGuard no_grad;
   Mlp m;
   CacheOptions strict;
@@ -105,6 +110,7 @@ TEST_CASE("fail_on_recompile names the guard; past the size limit calls run eage
   limited.forward(torch::randn({16, 8}).t());
   const auto third = torch::randn({2, 8, 16});  // another rank: a third entry would be needed
   CHECK(same(limited.forward(third), m.eager(third)));
+  CHECK(same(limited.forward(third), m.eager(third)));
   CHECK(limited.entries() == 2);
-  CHECK(limited.eager_fallbacks() == 1);
+  CHECK(limited.eager_fallbacks() == 2);  // one per call that ran eager
 }

@@ -39,3 +39,7 @@ TEST_CASE("the prediction holds where hidden is wider than the model") {
 TEST_CASE("the prediction holds where the model is wider than hidden") { check_prediction({256, 192, 96}); }
 
 TEST_CASE("the prediction holds where the weights outweigh the activations") { check_prediction({16, 256, 512}); }
+
+// Hidden 16x the model width: a node's frees that are off by one [T, hidden] buffer move the
+// peak by 7.7 %, beyond the 5 % allowed.
+TEST_CASE("the prediction holds where hidden is much wider than the model") { check_prediction({16, 64, 1024}); }
