@@ -9,6 +9,7 @@
 
 #include "file_lock.h"
 #include "process.h"
+#include "text_file.h"
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -104,10 +105,7 @@ bool Builder::build(const std::vector<std::string>& targets, const std::vector<s
     // The log is read back under the same lock: another runner's build would rewrite it.
     const FileLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
     if (run_process(cmake_build(targets), {}, log_.string()) == 0) return true;
-    std::ifstream in(log_, std::ios::binary);
-    std::ostringstream log;
-    log << in.rdbuf();
-    excerpt = build_error_excerpt(log.str(), own_files);
+    excerpt = build_error_excerpt(read_file(log_).value_or(""), own_files);
   }
   if (!show_errors) return false;
   fmt::print(stderr, "{}", excerpt);

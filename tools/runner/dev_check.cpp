@@ -8,18 +8,14 @@
 #include <sstream>
 
 #include "commands.h"
+#include "text_file.h"
 #include "usage_error.h"
 
 namespace runner {
 namespace fs = std::filesystem;
 namespace {
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_text(const fs::path& path) { return read_file(path).value_or(""); }
 
 // Files a lesson may own beside lesson_files(): lessons/<slug>_* (lesson 07's CUDA source, its
 // header and the stand-in without the CUDA Toolkit).

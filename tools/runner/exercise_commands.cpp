@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "process.h"
+#include "text_file.h"
 #include "usage_error.h"
 
 namespace runner {
@@ -27,6 +28,11 @@ const Lesson* lesson_or_first_pending(const Context& c, const Arguments& a) {
   if (!n.empty()) return &c.manifest.lesson(n);
   fmt::print("every exercise is done. Well done!\n");
   return nullptr;
+}
+
+// The files a learner edits: their compiler errors are shown first.
+std::vector<std::string> learner_files(const Lesson& l) {
+  return {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"};
 }
 
 void print_hint_pointer(const Context& c, const Lesson& l) {
@@ -57,7 +63,7 @@ bool gpu_checks_pass(const Context& c, const Lesson& l) {
                l.number);
     return true;
   }
-  if (!c.builder.build({target}, {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"})) return false;
+  if (!c.builder.build({target}, learner_files(l))) return false;
   const int status = c.builder.run_built({c.builder.program("tests/" + target).string()});
   return status == 0 || status == 77;
 }
@@ -66,7 +72,7 @@ int check_lesson(const Context& c, const Lesson& l) {
   fmt::print("checking exercise {} ({}): exercises/{}.cpp\n", l.number, l.slug, l.slug);
   std::fflush(stdout);
   // A failed build stops here: never an older binary in place of a source that does not compile.
-  if (!c.builder.build({"check_" + l.number}, {"exercises/" + l.slug + ".cpp", "exercises/" + l.slug + ".h"})) {
+  if (!c.builder.build({"check_" + l.number}, learner_files(l))) {
     fmt::print("\nexercise {} does not compile yet: the compiler's first errors are above.\n", l.number);
     print_hint_pointer(c, l);
     set_done(c, l, false);
@@ -93,12 +99,7 @@ int check_lesson(const Context& c, const Lesson& l) {
 // The exercise's files as they are now: a change to either starts a new check.
 std::string exercise_stamp(const Context& c, const Lesson& l) {
   std::string all;
-  for (const char* ext : {".h", ".cpp"}) {
-    std::ifstream in(c.root / "exercises" / (l.slug + ext), std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    all += text.str() + '\0';
-  }
+  for (const char* ext : {".h", ".cpp"}) all += read_file(c.root / "exercises" / (l.slug + ext)).value_or("") + '\0';
   return std::to_string(std::hash<std::string>{}(all)) + ":" + std::to_string(all.size());
 }
 
@@ -153,13 +154,11 @@ int show_solution(const Context& c, const Arguments& a) {
     fmt::print("(./workbook hint {} helps; ./workbook solution {} --force shows it anyway.)\n", l.number, l.number);
     return 1;
   }
-  std::ifstream in(c.root / "solutions" / (l.slug + ".cpp"), std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read solutions/{}.cpp", l.slug));
+  const auto text = read_file(c.root / "solutions" / (l.slug + ".cpp"));
+  if (!text) throw UsageError(fmt::format("cannot read solutions/{}.cpp", l.slug));
   fmt::print("reference solution of exercise {} (solutions/{}.cpp); compare it with exercises/{}.cpp:\n\n", l.number,
              l.slug, l.slug);
-  std::ostringstream text;
-  text << in.rdbuf();
-  fmt::print("{}", text.str());
+  fmt::print("{}", *text);
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text_file.h"
 #include "usage_error.h"
 
 namespace runner {
@@ -84,11 +85,9 @@ Manifest Manifest::parse(const std::string& text, const std::string& origin) {
 }
 
 Manifest Manifest::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path.filename().string());
+  const auto text = read_file(path);
+  if (!text) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  return parse(*text, path.filename().string());
 }
 
 const Lesson& Manifest::lesson(const std::string& raw) const {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "file_lock.h"
+#include "text_file.h"
 #include "usage_error.h"
 
 namespace runner {
@@ -65,12 +66,10 @@ void ProgressStore::check_kinds() const {
 
 Progress ProgressStore::load() const {
   check_kinds();
-  std::ifstream in(dir_ / "progress.json", std::ios::binary);
-  if (!in) return Progress{};
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = read_file(dir_ / "progress.json");
+  if (!text) return Progress{};
   std::string warning;
-  Progress p = parse_progress(text.str(), warning);
+  Progress p = parse_progress(*text, warning);
   if (!warning.empty() && !warned_) {
     warned_ = true;
     fmt::print(stderr, "workbook: warning: {}/progress.json {}\n", dir_.filename().string(), warning);
