@@ -87,8 +87,7 @@ Builder::Builder(fs::path root, fs::path build_dir, fs::path log)
     : root_(std::move(root)), build_dir_(std::move(build_dir)), log_(std::move(log)) {}
 
 std::vector<std::string> Builder::cmake_build(const std::vector<std::string>& targets) const {
-  const unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::string> argv{"cmake", "--build", build_dir_.string(), "-j", std::to_string(jobs)};
+  std::vector<std::string> argv{"cmake", "--build", build_dir_.string(), "-j", jobs()};
   if (!targets.empty()) {
     argv.push_back("--target");
     argv.insert(argv.end(), targets.begin(), targets.end());
@@ -122,6 +121,8 @@ bool Builder::build_all() const {
   const FileLock lock(build_dir_ / ".workbook.lock", LOCK_EX);
   return run_process(cmake_build({})) == 0;
 }
+
+std::string Builder::jobs() { return std::to_string(std::max(1u, std::thread::hardware_concurrency())); }
 
 bool Builder::has_target(const std::string& target) const {
   // Makefiles list "... target", Ninja "target: phony".

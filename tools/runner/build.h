@@ -39,6 +39,8 @@ class Builder {
   std::filesystem::path program(const std::string& relative) const { return build_dir_ / relative; }
   const std::filesystem::path& dir() const { return build_dir_; }
   const std::filesystem::path& root() const { return root_; }
+  /// Parallel jobs for a build or a test run: one per core.
+  static std::string jobs();
   /// True when the configured tree has this target (lesson 07's GPU checks need CUDA).
   bool has_target(const std::string& target) const;
 

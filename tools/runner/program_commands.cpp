@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <regex>
 #include <sstream>
-#include <thread>
 
 #include <sys/utsname.h>
 
@@ -21,8 +20,6 @@ std::string machine() {
   utsname u{};
   return ::uname(&u) == 0 ? u.machine : "x86_64";
 }
-
-std::string jobs() { return std::to_string(std::max(1u, std::thread::hardware_concurrency())); }
 
 std::string probe(const Context& c) { return c.builder.program("tools/workbook_blas_probe").string(); }
 
@@ -72,7 +69,7 @@ int run_suite(const Context& c, const Arguments& a) {
     return 1;
   }
   choose_blas_kernel(c);
-  exec_process({"ctest", "--test-dir", c.builder.dir().string(), "--output-on-failure", "-j", jobs()});
+  exec_process({"ctest", "--test-dir", c.builder.dir().string(), "--output-on-failure", "-j", Builder::jobs()});
 }
 
 int run_doctor(const Context& c, const Arguments&) {
