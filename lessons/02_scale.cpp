@@ -127,8 +127,7 @@ int replay(const LessonOptions& opt, const std::string& trace) {
   const Profile profile = load_chrome_trace(trace);
   const GpuAnalysis analysis = analyze_gpu(profile);
   fmt::print("\n{} ({} events), recorded on a GPU machine; nothing below ran here\n\n", trace, profile.size());
-  if (analysis.devices.empty())
-    throw std::runtime_error(trace + ": no device activity (kernels, copies, fills) to replay");
+  if (analysis.devices.empty()) throw TraceError(trace + ": no device activity (kernels, copies, fills) to replay");
   fmt::print("{}", format_gpu_analysis(analysis, 5));
   const std::string figure_name = std::filesystem::path(trace).stem().string() + "_gpu.svg";
   write_file_atomically(opt.out / figure_name, gpu_utilisation_svg(analysis, trace));
@@ -254,6 +253,7 @@ int main(int argc, char** argv) {
       {"--max-size", "largest power of two in the default sweep", &max_size_text},
       {"--traces", "also write each size's trace, table and timeline", &traces, true},
       {"--from-trace", "replay a Kineto trace recorded on a GPU instead of running (no GPU needed)", &from_trace}};
+  defaults.unused_flags = {{"--size", "it sweeps the sizes of --sizes and --max-size"}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   if (!from_trace.empty())
     return workbook::run_reporting_errors(defaults.program, [&] { return replay(opt, from_trace); });

@@ -359,6 +359,7 @@ int main(int argc, char** argv) {
                     {"--tokens", "MLP rows (batch x sequence)", &tokens_text}};
   defaults.float32_only_reason = "its fused kernel is float32";
   defaults.cpu_only_reason = "its fused gelu * mul is a CPU kernel (lesson 07 writes GPU kernels)";
+  defaults.unused_flags = {{"--warmup", "its timings run one warm-up round of their own"}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   const std::int64_t iterations = size_flag(defaults.program, "--iterations", iterations_text, 1000000);
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);

@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
   // Default --size: rows per batch
   LessonDefaults defaults("lesson08", "08_training_step", "Lesson 08: a training step, phase by phase", 256);
   defaults.cpu_only_reason = "its step is recorded on the CPU";
+  defaults.float32_only_reason = "its model and optimizer are float32";
   defaults.steps = 4;
   std::string dim_text = "256", hidden_text = "1024", optimizer = "sgd";
   defaults.extra = {{"--dim", "model width", &dim_text},

@@ -230,5 +230,10 @@ int main(int argc, char** argv) {
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
+  // float32: the weights, their gradients and the optimizer's copies (3 x hidden x dim each, four
+  // times), and the training step's [rows, hidden] and [rows, dim] buffers.
+  const double h = double(hidden), d = double(dim), rows = double(opt.size);
+  require_memory(defaults.program, fmt::format("--size {} --dim {} --hidden {}", opt.size, dim, hidden),
+                 4 * (12 * h * d + 8 * rows * h + 4 * rows * d));
   return run_reporting_errors(defaults.program, [&] { return run(opt, dim, hidden); });
 }

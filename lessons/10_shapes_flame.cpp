@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
                           "Lesson 10: input shapes (group_by_input_shape) and flame graphs (collapsed stacks)", 256);
   defaults.max_size = 8192;
   defaults.cpu_only_reason = "its block is a CPU workload";
+  defaults.float32_only_reason = "its block is built in float32";
   std::string dim_text = "256", heads_text = "4";
   defaults.extra = {{"--dim", "model width", &dim_text},
                     {"--heads", "attention heads (must divide --dim)", &heads_text}};
@@ -119,5 +120,10 @@ int main(int argc, char** argv) {
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 4096);
   const std::int64_t heads = size_flag(defaults.program, "--heads", heads_text, 64);
   if (dim % heads != 0) usage_error(defaults.program, fmt::format("--heads {} does not divide --dim {}", heads, dim));
+  // float32: the 12 dim^2 weights, three [heads, tokens, tokens] score buffers (scores, scaled,
+  // softmax) and about 20 [tokens, dim] activations.
+  const double t = double(opt.size), d = double(dim);
+  require_memory(defaults.program, fmt::format("--size {} --dim {} --heads {}", opt.size, dim, heads),
+                 4 * (12 * d * d + 3 * double(heads) * t * t + 20 * t * d));
   return run_reporting_errors(defaults.program, [&] { return run(opt, dim, heads); });
 }

@@ -4,6 +4,9 @@
 // queue, a verdict per step); --svg also writes the per-step utilisation figure.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -14,14 +17,12 @@
 
 namespace {
 
-// The events named `name` and everything beneath them.
-workbook::Profile subtrees(const workbook::Profile& profile, const std::string& name) {
-  std::vector<workbook::Event> kept;
-  for (auto root : profile.find(name)) {
-    kept.push_back(profile[root]);
-    for (auto id : profile.descendants(root)) kept.push_back(profile[id]);
-  }
-  return workbook::Profile(std::move(kept));
+// 0 when everything printed reached stdout; 1, with a line on stderr, when a write failed (a full
+// disk, a closed pipe): a table that was cut short must not look like success.
+int stdout_written() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+  fmt::print(stderr, "workbook trace: could not write the output: {}\n", std::strerror(errno));
+  return 1;
 }
 
 }  // namespace
@@ -45,10 +46,10 @@ int main(int argc, char** argv) {
       } else if (arg == "--sort") {
         sort_by = value;
       } else {
-        try {
-          limit = std::stoi(value);
-        } catch (...) {
-          fmt::print(stderr, "workbook trace: --limit takes a number (got '{}')\n", value);
+        // The whole text must be an integer: "5abc" and "1e3" are mistakes, not 5 and 1.
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), limit);
+        if (value.empty() || error != std::errc() || end != value.data() + value.size()) {
+          fmt::print(stderr, "workbook trace: --limit takes a whole number of rows, 0 for all (got '{}')\n", value);
           return 2;
         }
       }
@@ -69,15 +70,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    // Every flag is checked before anything is read or written.
+    (void)workbook::KeyAverages(workbook::Profile{}).sorted(sort_by);  // throws on an unknown key
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "workbook trace: --sort: {}\n", e.what());
+    return 2;
+  }
+  try {
     workbook::Profile profile = workbook::load_chrome_trace(file);
-    if (!under.empty()) profile = subtrees(profile, under);
+    if (profile.empty()) {
+      fmt::print(stderr,
+                 "workbook trace: {}: the trace holds no complete events ('X', 'B'/'E' pairs or memory instants)\n",
+                 file);
+      return 2;
+    }
+    if (!under.empty()) profile = workbook::subtrees(profile, under);
     if (gpu || !svg.empty()) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
       if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));
       if (gpu) {
         fmt::print("{}", json ? workbook::gpu_analysis_json(analysis)
                               : workbook::format_gpu_analysis(analysis, std::size_t(limit > 0 ? limit : 1000000)));
-        return 0;
+        return stdout_written();
       }
     }
     const workbook::KeyAverages averages(profile);
@@ -89,5 +103,5 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "workbook trace: {}\n", e.what());
     return 2;
   }
-  return 0;
+  return stdout_written();
 }

@@ -59,6 +59,17 @@ make_root() {
   mv "$JAIL.partial" "$JAIL"
 }
 
+# A root whose set-up did not finish (a run killed during debootstrap or apt) has no marker: the
+# marker is written last, after its dependencies are installed. Such a root is rebuilt, not reused.
+READY="$JAIL/.workbook-root-ready"
+mounts_inside() { awk -v j="$JAIL/" 'index($2, j) == 1 { print $2 }' /proc/mounts | sort -r; }
+if [ -e "$JAIL" ] && [ ! -e "$READY" ]; then
+  echo "libtorch2: $JAIL was not set up completely (an interrupted run?): rebuilding it"
+  # A killed run may have left its bind mounts (/src is this repository): never delete through one.
+  for m in $(mounts_inside); do umount "$m" 2>/dev/null || umount -l "$m"; done
+  [ -z "$(mounts_inside)" ] || die "cannot unmount what is mounted under $JAIL; unmount it and run again"
+  rm -rf "$JAIL"
+fi
 [ -x "$JAIL/usr/bin/apt-get" ] || make_root
 cp /etc/resolv.conf "$JAIL/etc/resolv.conf" 2>/dev/null || true
 bind /proc /proc
@@ -69,6 +80,7 @@ bind "$ROOT" /src
 start=$SECONDS
 # setup-deps.sh is idempotent: a cached root only installs what is new.
 chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash /src/scripts/setup-deps.sh
+touch "$READY"
 echo "libtorch2: dependencies ready in $((SECONDS - start)) s"
 start=$SECONDS
 # The machine's own OpenBLAS settings go in unchanged (never altered for a test run).

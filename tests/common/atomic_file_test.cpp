@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -25,4 +26,51 @@ TEST_CASE("an impossible path is an error naming it") {
                        doctest::Contains("/proc/version"), std::runtime_error);
   CHECK_THROWS_WITH_AS(workbook::read_file("/nonexistent/file.json"), doctest::Contains("/nonexistent/file.json"),
                        std::runtime_error);
+}
+
+TEST_CASE("a target that is not a regular file is refused and left as it was") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-unsafe-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path real = dir / "real.txt", link = dir / "link.svg", fifo = dir / "pipe.svg", folder = dir / "folder";
+  workbook::write_file_atomically(real, "kept");
+  fs::create_symlink(real, link);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  fs::create_directories(folder);
+  for (const auto& [target, kind] : {std::pair{link, "a symlink"}, {fifo, "a pipe"}, {folder, "a folder"}}) {
+    CAPTURE(target.string());
+    CHECK_THROWS_WITH_AS(workbook::write_file_atomically(target, "new"), doctest::Contains(kind),
+                         workbook::UnsafeTarget);
+    workbook::FileSet set;
+    CHECK_THROWS_AS(set.stage(target, "new"), workbook::UnsafeTarget);
+  }
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::is_directory(folder));
+  CHECK(workbook::read_file(real) == "kept");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a FileSet replaces its files together on commit, and none of them without it") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-set-" + std::to_string(::getpid()));
+  const fs::path a = dir / "t.json", b = dir / "t.txt";
+  workbook::write_file_atomically(a, "old a");
+  workbook::write_file_atomically(b, "old b");
+  {
+    workbook::FileSet interrupted;
+    interrupted.stage(a, "new a");
+    interrupted.stage(b, "new b");
+  }  // dropped before commit, as an exception between the writes would
+  CHECK(workbook::read_file(a) == "old a");
+  CHECK(workbook::read_file(b) == "old b");
+  int entries = 0;
+  for (auto& e : fs::directory_iterator(dir)) entries += e.is_regular_file();
+  CHECK(entries == 2);  // no temporary left
+  workbook::FileSet set;
+  set.stage(a, "new a");
+  set.stage(b, "new b");
+  CHECK(workbook::read_file(a) == "old a");  // staged, not yet visible
+  set.commit();
+  CHECK(workbook::read_file(a) == "new a");
+  CHECK(workbook::read_file(b) == "new b");
+  fs::remove_all(dir);
 }

@@ -1,8 +1,13 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <filesystem>
+#include <thread>
 
 #include "synthetic_events.h"
 #include "workbook/profiler/atomic_file.h"
@@ -228,4 +233,82 @@ TEST_CASE("the importer reads a trace split across its read blocks, and a 100000
   std::filesystem::remove(path);
   CHECK(p.size() == 50000);
   CHECK(p[49999].input_shapes == std::vector<std::vector<std::int64_t>>{{64, 64}, {}});
+}
+
+TEST_CASE("strict UTF-8: surrogates, overlong forms and code points above U+10FFFF are rejected") {
+  auto trace_named = [](const std::string& name) {
+    return std::string(R"([{"ph": "X", "cat": "cpu_op", "name": ")") + name + R"(", "ts": 0, "dur": 1}])";
+  };
+  for (const char* bad : {"\xED\xA0\x80", "\xED\xBF\xBF", "\xC0\x80", "\xE0\x80\x80", "\xE0\x9F\xBF",
+                          "\xF0\x80\x80\x80", "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80"}) {
+    std::string bytes;
+    for (const char* b = bad; *b; ++b) bytes += fmt::format("{:02X} ", static_cast<unsigned char>(*b));
+    CAPTURE(bytes);
+    CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(trace_named(bad), "u.json"), doctest::Contains("UTF-8"),
+                         TraceError);
+    // The same bytes after an escape take the decoding path.
+    CHECK_THROWS_AS(workbook::parse_chrome_trace(trace_named(std::string("\\t") + bad)), TraceError);
+  }
+  // The edges that are allowed: U+D7FF, U+E000, U+FFFF, U+10000, U+10FFFF.
+  for (const char* good : {"\xED\x9F\xBF", "\xEE\x80\x80", "\xEF\xBF\xBF", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"}) {
+    const Profile p = workbook::parse_chrome_trace(trace_named(good));
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].name == good);
+    CHECK_NOTHROW((void)workbook::KeyAverages(p).to_json());  // nlohmann accepts what the importer accepts
+  }
+}
+
+TEST_CASE("'B'/'E' pairs are complete events, paired per thread as Perfetto pairs them") {
+  const Profile p = workbook::parse_chrome_trace(R"({"traceEvents": [
+    {"ph": "E", "name": "stray end", "pid": 1, "tid": 1, "ts": 1},
+    {"ph": "B", "cat": "user_annotation", "name": "step", "pid": 1, "tid": 1, "ts": 10},
+    {"ph": "B", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 12},
+    {"ph": "B", "cat": "cpu_op", "name": "other thread", "pid": 1, "tid": 2, "ts": 13},
+    {"ph": "E", "pid": 1, "tid": 1, "ts": 20},
+    {"ph": "E", "pid": 1, "tid": 1, "ts": 30},
+    {"ph": "B", "cat": "cpu_op", "name": "never ends", "pid": 1, "tid": 1, "ts": 40}]})");
+  REQUIRE(p.size() == 2);  // the stray "E" and the two "B"s never ended are not events
+  const auto step = p.find("step").at(0), mm = p.find("aten::mm").at(0);
+  CHECK(p[step].duration_ns() == 20000);
+  CHECK(p[mm].duration_ns() == 8000);
+  CHECK(p.parent(mm) == step);
+  CHECK(p[step].category == Category::user_annotation);
+  CHECK_THROWS_WITH_AS(workbook::parse_chrome_trace(R"([{"ph": "B", "name": "a", "ts": 5}, {"ph": "E", "ts": 4}])"),
+                       doctest::Contains("ends before it begins"), TraceError);
+}
+
+TEST_CASE("pipes and devices are read as streams, and an endless one is cut at the limit") {
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace("/dev/zero"), doctest::Contains("not valid JSON"), TraceError);
+  const auto fifo = std::filesystem::temp_directory_path() / ("wb-fifo-" + std::to_string(::getpid()));
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::signal(SIGPIPE, SIG_IGN);  // the reader may stop first: the writer then gets EPIPE, not a signal
+  auto write_to_fifo = [&](std::string text) {
+    return std::thread([&fifo, text = std::move(text)] {
+      const int fd = ::open(fifo.c_str(), O_WRONLY);
+      for (std::size_t at = 0; fd >= 0 && at < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+        if (n <= 0) break;
+        at += std::size_t(n);
+      }
+      if (fd >= 0) ::close(fd);
+    });
+  };
+  std::thread writer =
+      write_to_fifo(workbook::to_chrome_trace(Profile({ev("aten::mm", 0, 10), ev("aten::add", 20, 30)})));
+  const Profile p = workbook::load_chrome_trace(fifo);
+  writer.join();
+  CHECK(p.size() == 2);
+  writer = write_to_fifo("[" + std::string(std::size_t(1) << 20, ' '));
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace(fifo, 64 * 1024), doctest::Contains("stopped reading"), TraceError);
+  writer.join();
+  std::filesystem::remove(fifo);
+}
+
+TEST_CASE("device ids keep all 64 bits: GPU 4294967298 is not GPU 2") {
+  const Profile p = workbook::parse_chrome_trace(R"([
+    {"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 0, "dur": 1, "args": {"device": 4294967298}},
+    {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 2, "dur": 1, "args": {"device": 2}}])");
+  REQUIRE(p.size() == 2);
+  CHECK(p[p.find("k1").at(0)].device_index == 4294967298);
+  CHECK(p[p.find("k2").at(0)].device_index == 2);
 }

@@ -158,3 +158,15 @@ TEST_CASE("a 100000-deep tree is built, summed and printed without recursion") {
   CHECK(stats[0].self_cpu_ns == 2);
   CHECK(p.descendants(0).size() == std::size_t(depth - 1));
 }
+
+TEST_CASE("subtrees keeps each event under a match once, nested matches included") {
+  // a [0,100] > b [10,90] > a [20,80] > b [30,70]; c [200,210] is under no match.
+  const Profile p({make_event("a", 0, 100), make_event("b", 10, 90), make_event("a", 20, 80), make_event("b", 30, 70),
+                   make_event("c", 200, 210)});
+  const Profile under_a = workbook::subtrees(p, "a");
+  CHECK(under_a.size() == 4);
+  CHECK(under_a.count("a") == 2);
+  CHECK(under_a.count("c") == 0);
+  CHECK(workbook::subtrees(p, "b").size() == 3);
+  CHECK(workbook::subtrees(p, "none").empty());
+}

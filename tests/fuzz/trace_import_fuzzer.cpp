@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes through the chrome-trace importer, the key-averages builder,
-// its table/JSON/CSV, the GPU analysis, and the exporter. Bad input must end in workbook::TraceError, nothing else;
+// its table/JSON/CSV, the GPU analysis, flame graphs, memory timelines, `--under`'s subtrees and the exporter. Bad input must end in workbook::TraceError, nothing else;
 // what the importer accepts must export and import again with the same number of events.
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include "workbook/profiler/flame_graph.h"
 #include "workbook/profiler/gpu_analysis.h"
 #include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/memory_timeline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view json(reinterpret_cast<const char*>(data), size);
@@ -32,6 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)workbook::gpu_utilisation_svg(gpu, "fuzz");
   (void)workbook::collapsed_stacks_text(profile);
   (void)workbook::flame_graph_svg(profile, "fuzz");
+  for (auto device : {workbook::DeviceType::cpu, workbook::DeviceType::cuda}) {
+    const workbook::MemoryTimeline timeline = workbook::memory_timeline(profile, device);
+    (void)workbook::memory_timeline_svg(timeline, "fuzz");
+  }
+  if (!profile.empty()) (void)workbook::KeyAverages(workbook::subtrees(profile, profile[0].name)).table();
   const workbook::Profile again = workbook::parse_chrome_trace(workbook::to_chrome_trace(profile), "round trip");
   if (again.size() != profile.size()) {
     std::fprintf(stderr, "round trip changed the event count: %zu -> %zu\n", profile.size(), again.size());

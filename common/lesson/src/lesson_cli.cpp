@@ -1,6 +1,7 @@
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <torch/cuda.h>
@@ -11,8 +12,15 @@
 #include <map>
 
 #include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
 
 namespace workbook {
+
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
 
 void usage_error(const std::string& program, const std::string& message) {
   fmt::print(stderr, "{}: {}\n", program, message);
@@ -57,8 +65,18 @@ int run_reporting_errors(const std::string& program, const std::function<int()>&
       return 3;
     }
     return status;
-  } catch (const std::exception& e) {
+  } catch (const TraceError& e) {  // a trace given as input (lesson 02's --from-trace) that cannot be read
     fmt::print(stderr, "{}: {}\n", program, e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {  // bad input met while running: an output path that is not a file
+    fmt::print(stderr, "{}: {}\n", program, e.what());
+    return 2;
+  } catch (const c10::Error& e) {
+    // LibTorch's message runs on with a C++ backtrace: its first line says what went wrong.
+    fmt::print(stderr, "{}: {}\n", program, first_line(e.what_without_backtrace()));
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", program, first_line(e.what()));
     return 1;
   }
 }
@@ -77,6 +95,13 @@ std::int64_t physical_memory_bytes() {
 }
 
 }  // namespace
+
+void require_memory(const std::string& program, const std::string& flags, double bytes) {
+  const double limit = double(physical_memory_bytes()) / 2, gib = double(1 << 30);
+  if (bytes > limit)
+    usage_error(program, fmt::format("{} need about {:.1f} GiB, more than half of this machine's memory ({:.1f} GiB)",
+                                     flags, bytes / gib, limit / gib));
+}
 
 c10::ScalarType parse_dtype(const std::string& name) {
   static const std::map<std::string, c10::ScalarType> names{
@@ -144,6 +169,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   } catch (const CLI::ParseError& e) {
     usage_error(d.program, e.what());
   }
+  for (const auto& [flag, why] : d.unused_flags)
+    if (app.count(flag) > 0) usage_error(d.program, fmt::format("{}: this lesson does not use it ({})", flag, why));
 
   LessonOptions o;
   o.slug = d.slug;
@@ -185,11 +212,19 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   }
   if (!d.float32_only_reason.empty() && o.dtype != c10::ScalarType::Float)
     usage_error(d.program, "--dtype: this lesson runs in float32 (" + d.float32_only_reason + ")");
+  // A dtype whose GEMM the device lacks (float16 on 1.13's CPU) is bad input: said in one line now,
+  // not as LibTorch's backtrace in the middle of the run.
+  try {
+    const auto probe = at::ones({2, 2}, at::TensorOptions().dtype(o.dtype).device(o.device));
+    (void)at::addmm(probe, probe, probe);
+  } catch (const c10::Error& e) {
+    usage_error(d.program,
+                fmt::format("--dtype {}: this LibTorch cannot multiply {} matrices on the {} ({})", dtype_text,
+                            dtype_name(o.dtype), o.device_name(), first_line(e.what_without_backtrace())));
+  }
   // Three n x n operands plus results must fit comfortably in memory.
-  const std::int64_t bytes = 4 * size * size * std::int64_t(c10::elementSize(o.dtype));
-  if (bytes > physical_memory_bytes() / 2)
-    usage_error(d.program, fmt::format("--size {} needs about {:.1f} GiB, more than half of this machine's memory",
-                                       size, double(bytes) / double(1 << 30)));
+  require_memory(d.program, fmt::format("--size {}", size),
+                 4.0 * double(size) * double(size) * double(c10::elementSize(o.dtype)));
 
   o.out = std::filesystem::path(out_text) / d.slug;
   try {

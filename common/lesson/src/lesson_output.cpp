@@ -35,12 +35,15 @@ OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, c
   OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".csv"), dir / (tag + ".svg")};
   TraceOptions trace;
   trace.trace_name = title;
-  write_chrome_trace(profile, files.trace, trace);
-  write_file_atomically(files.table, table_text);
-  write_file_atomically(files.csv, averages.to_csv());
   TimelineOptions timeline;
   timeline.title = title;
-  write_timeline_svg(profile, files.svg, timeline);
+  // One set: an interrupted run leaves the previous run's four files, never a mix.
+  FileSet set;
+  set.stage(files.trace, to_chrome_trace(profile, trace));
+  set.stage(files.table, table_text);
+  set.stage(files.csv, averages.to_csv());
+  set.stage(files.svg, timeline_svg(profile, timeline));
+  set.commit();
   return files;
 }
 

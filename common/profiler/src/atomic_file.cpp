@@ -3,69 +3,151 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 namespace workbook {
 namespace {
 
-// The temporary file being written, for the signal handler (which may only call
-// async-signal-safe functions: it reads this buffer and calls unlink).
-char in_flight[4096];
-volatile std::sig_atomic_t in_flight_set = 0;
+namespace fs = std::filesystem;
+
+// The temporary files being written, for the signal handler (which may only call
+// async-signal-safe functions: it reads these buffers and calls unlink). A FileSet holds up to
+// this many at once.
+constexpr std::size_t kSlots = 16;
+std::array<std::array<char, 4096>, kSlots> in_flight;
+std::array<volatile std::sig_atomic_t, kSlots> in_flight_set{};
 
 extern "C" void remove_in_flight_and_die(int signal) {
-  if (in_flight_set) ::unlink(in_flight);
+  for (std::size_t k = 0; k < kSlots; ++k)
+    if (in_flight_set[k]) ::unlink(in_flight[k].data());
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
 
-struct InFlight {
-  explicit InFlight(const std::string& path) {
-    if (path.size() >= sizeof(in_flight)) return;
-    std::memcpy(in_flight, path.c_str(), path.size() + 1);
-    in_flight_set = 1;
-  }
-  ~InFlight() { in_flight_set = 0; }
-};
-
-}  // namespace
-
-void remove_partial_files_on_interrupt() {
-  std::signal(SIGINT, remove_in_flight_and_die);
-  std::signal(SIGTERM, remove_in_flight_and_die);
+// Installs the handler once, where a signal still has its default action (a program that
+// handles SIGINT itself keeps its handler).
+void install_cleanup_once() {
+  static const bool installed = [] {
+    for (int signal : {SIGINT, SIGTERM}) {
+      struct sigaction current {};
+      if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+        std::signal(signal, remove_in_flight_and_die);
+    }
+    return true;
+  }();
+  (void)installed;
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  namespace fs = std::filesystem;
+// Registers a temporary path with the handler while it exists.
+class InFlight {
+ public:
+  explicit InFlight(const std::string& path) {
+    if (path.size() >= in_flight[0].size()) return;
+    for (std::size_t k = 0; k < kSlots; ++k) {
+      if (in_flight_set[k]) continue;
+      std::memcpy(in_flight[k].data(), path.c_str(), path.size() + 1);
+      in_flight_set[k] = 1;
+      slot_ = k;
+      return;
+    }
+  }
+  ~InFlight() {
+    if (slot_ < kSlots) in_flight_set[slot_] = 0;
+  }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  std::size_t slot_ = kSlots;
+};
+
+// Refuses a target that exists and is not a regular file; creates missing parent folders.
+void check_target(const fs::path& path) {
   std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
+    const char* kind = fs::is_symlink(status)                                       ? "a symlink"
+                       : fs::is_directory(status)                                   ? "a folder"
+                       : fs::is_fifo(status)                                        ? "a pipe"
+                       : fs::is_character_file(status) || fs::is_block_file(status) ? "a device"
+                                                                                    : "not a regular file";
+    throw UnsafeTarget(fmt::format("{} is {}: not replaced (write to a regular file's path)", path.string(), kind));
+  }
   if (path.has_parent_path()) {
     fs::create_directories(path.parent_path(), ec);
     if (ec)
       throw std::runtime_error(fmt::format("cannot create folder {}: {}", path.parent_path().string(), ec.message()));
   }
-  const fs::path temp = path.string() + ".tmp." + std::to_string(::getpid());
-  const InFlight guard(temp.string());
+}
+
+fs::path temporary_beside(const fs::path& path) { return path.string() + ".tmp." + std::to_string(::getpid()); }
+
+// Writes and syncs `contents` to `temp`; throws naming `target`.
+void write_temporary(const fs::path& temp, const fs::path& target, std::string_view contents) {
   std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  if (!f) throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(errno)));
   bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
   ok = (std::fflush(f) == 0) && ok;
   ok = (::fsync(::fileno(f)) == 0) && ok;
   const int saved_errno = errno;
   ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = ok ? errno : saved_errno;
+  if (!ok) {
+    std::error_code ec;
+    fs::remove(temp, ec);
+    throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(saved_errno)));
+  }
+}
+
+}  // namespace
+
+void remove_partial_files_on_interrupt() { install_cleanup_once(); }
+
+void write_file_atomically(const fs::path& path, std::string_view contents) {
+  check_target(path);
+  install_cleanup_once();
+  const fs::path temp = temporary_beside(path);
+  const InFlight guard(temp.string());
+  write_temporary(temp, path, contents);
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::error_code ec;
     fs::remove(temp, ec);
     throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
   }
 }
 
-std::string read_file(const std::filesystem::path& path) {
+FileSet::~FileSet() {
+  std::error_code ec;
+  for (const auto& [temp, target] : staged_) fs::remove(temp, ec);
+}
+
+void FileSet::stage(const fs::path& path, std::string_view contents) {
+  check_target(path);
+  install_cleanup_once();
+  const fs::path temp = temporary_beside(path);
+  guards_.push_back(std::make_shared<InFlight>(temp.string()));  // the handler removes it until commit
+  staged_.emplace_back(temp, path);
+  write_temporary(temp, path, contents);
+}
+
+void FileSet::commit() {
+  for (const auto& [temp, target] : staged_) {
+    if (std::rename(temp.c_str(), target.c_str()) != 0)
+      throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(errno)));
+  }
+  staged_.clear();
+  guards_.clear();
+}
+
+std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
   std::ostringstream buffer;

@@ -37,7 +37,7 @@ void put_us(Buffer& out, std::int64_t ns) {
   fmt::format_to(std::back_inserter(out), "{}{}.{:03}", sign, a / 1000, a % 1000);
 }
 
-long device_index(const Event& e) { return e.device_index; }
+std::int64_t device_index(const Event& e) { return e.device_index; }
 
 void put_metadata(Buffer& out, const char* what, long pid, std::uint64_t tid, const char* key,
                   const std::string& value) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 
 #include "decimal.h"
@@ -17,6 +18,7 @@
 #include "kineto_meaning.h"
 #include "normalize.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/format.h"
 
 namespace workbook {
 namespace {
@@ -346,10 +348,13 @@ class TraceReader : detail::JsonCursor {
     ++index_;
     // The whole object was read: from here on, errors are about its meaning.
     if (!has_ph) fail(fmt::format("event {}: 'ph' is missing", index));
-    if (ph != "X" && ph != "i" && ph != "I") return;  // metadata, flows, counters
+    const ThreadKey lane{pid, tid};
+    if (ph == "E") return end_slice(lane, ts, index);
+    if (ph != "X" && ph != "B" && ph != "i" && ph != "I") return;  // metadata, flows, counters
     if (!has_name) fail(fmt::format("event {}: 'name' is missing", index));
     if (has_cat && cat == "Trace") return;  // Kineto's whole-trace span, not an activity
-    const bool instant = ph != "X";
+    const bool begin = ph == "B";
+    const bool instant = ph != "X" && !begin;
     if (instant && e.name != "[memory]") return;  // Python's memory records; other instants are markers
     if (instant) {
       e.category = Category::memory;
@@ -357,17 +362,34 @@ class TraceReader : detail::JsonCursor {
       const auto type = detail::memory_device(memory_device_code);
       if (!type) e.bytes = 0;  // counted by Python as neither
       e.device_type = type.value_or(DeviceType::cpu);
-      e.device_index = int(device_id);
+      e.device_index = device_id;
     } else {
       classify(cat, has_cat, e.name, e);
     }
     e.start_ns = nanoseconds(ts, "ts", index);
-    const std::int64_t duration = instant ? 0 : nanoseconds(dur, "dur", index);
+    const std::int64_t duration = instant || begin ? 0 : nanoseconds(dur, "dur", index);
     if (duration < 0) fail(fmt::format("event {} ({}): negative duration", index, e.name));
     if (__builtin_add_overflow(e.start_ns, duration, &e.end_ns))
       fail(fmt::format("event {}: 'ts' + 'dur' is out of range", index));
     e.thread = tid;
-    if (e.on_device()) e.device_index = int(has_device_arg ? device_arg : std::int64_t(pid));
+    if (e.on_device()) e.device_index = has_device_arg ? device_arg : std::int64_t(pid);
+    if (begin) {
+      open_slices_[lane].push_back(std::move(e));
+      return;
+    }
+    events_.push_back(std::move(e));
+  }
+
+  // Duration events as Perfetto's JSON importer pairs them: an "E" ends the innermost "B" still
+  // open on its (pid, tid); an "E" with nothing open is ignored, and so is a "B" never ended.
+  using ThreadKey = std::pair<std::uint64_t, std::uint64_t>;
+  void end_slice(const ThreadKey& lane, const Number& ts, std::size_t index) {
+    auto open = open_slices_.find(lane);
+    if (open == open_slices_.end() || open->second.empty()) return;
+    Event e = std::move(open->second.back());
+    open->second.pop_back();
+    e.end_ns = nanoseconds(ts, "ts", index);
+    if (e.end_ns < e.start_ns) fail(fmt::format("event {} ({}): ends before it begins", index, e.name));
     events_.push_back(std::move(e));
   }
 
@@ -376,6 +398,7 @@ class TraceReader : detail::JsonCursor {
   std::size_t index_ = 0;
   std::string key_scratch_;
   std::vector<Event> events_;
+  std::map<ThreadKey, std::vector<Event>> open_slices_;  // "B" events waiting for their "E"
 };
 
 Profile finish(TraceReader& reader) {
@@ -395,12 +418,16 @@ Profile parse_chrome_trace(std::string_view text, const std::string& source) {
   return finish(reader);
 }
 
-Profile load_chrome_trace(const std::filesystem::path& path) {
+Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw TraceError(fmt::format("{}: cannot open ({})", path.string(), std::strerror(errno)));
-  TraceReader reader(path.string(), std::size_t(std::filesystem::file_size(path, error)));
+  // A pipe or a device has no size: it is read as a stream, up to a limit.
+  const bool regular = std::filesystem::is_regular_file(path, error);
+  const std::uintmax_t size = regular ? std::filesystem::file_size(path, error) : 0;
+  TraceReader reader(path.string(), error ? 0 : std::size_t(size));
+  std::uint64_t total = 0;
   // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
   std::vector<char> buffer(std::size_t(4) << 20);
   std::size_t filled = 0;
@@ -410,6 +437,10 @@ Profile load_chrome_trace(const std::filesystem::path& path) {
     if (got == 0 && std::ferror(file.get()))
       throw TraceError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
     filled += got;
+    total += got;
+    if (!regular && total > max_stream_bytes)
+      throw TraceError(fmt::format("{}: a stream longer than {}: stopped reading (is it endless?)", path.string(),
+                                   format_memory(std::int64_t(max_stream_bytes))));
     any = any || filled > 0;
     const bool last = got == 0 || std::feof(file.get());
     if (!any && last) throw TraceError(fmt::format("{}: empty file", path.string()));

@@ -56,9 +56,11 @@ Union union_of(std::vector<std::pair<std::int64_t, std::int64_t>> spans, std::in
 
 double fraction(std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; }
 
+// Every device in `devices` gets a row, busy or not; `work` is the device work to count.
 std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventId>& work, std::int64_t from,
-                                      std::int64_t to) {
-  std::map<int, std::vector<EventId>> by_device;
+                                      std::int64_t to, const std::vector<std::int64_t>& devices) {
+  std::map<std::int64_t, std::vector<EventId>> by_device;
+  for (std::int64_t device : devices) by_device[device];
   for (EventId id : work) by_device[p[id].device_index].push_back(id);
   std::vector<DeviceUse> out;
   for (const auto& [device, ids] : by_device) {
@@ -95,6 +97,32 @@ std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventI
       d.streams.push_back(s);
     }
     out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The device work that overlaps each window, in one sweep: `work` (ids in start order, as a
+// Profile keeps them) and the windows (in order of their start) advance together, and a heap
+// ordered by end keeps the work that began before the current window and may still run. The
+// cost is n log n plus the overlaps themselves, not windows x work.
+std::vector<std::vector<EventId>> work_per_window(const Profile& p, const std::vector<EventId>& work,
+                                                  const std::vector<std::pair<std::int64_t, std::int64_t>>& windows) {
+  const auto ends_later = [&](EventId a, EventId b) { return p[a].end_ns > p[b].end_ns; };
+  std::vector<std::vector<EventId>> out(windows.size());
+  std::vector<EventId> running;  // a min-heap on end
+  std::size_t next = 0;
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    const auto [from, to] = windows[w];
+    for (; next < work.size() && p[work[next]].start_ns < from; ++next) {
+      running.push_back(work[next]);
+      std::push_heap(running.begin(), running.end(), ends_later);
+    }
+    while (!running.empty() && p[running.front()].end_ns <= from) {
+      std::pop_heap(running.begin(), running.end(), ends_later);
+      running.pop_back();
+    }
+    out[w] = running;
+    for (std::size_t k = next; k < work.size() && p[work[k]].start_ns < to; ++k) out[w].push_back(work[k]);
   }
   return out;
 }
@@ -139,7 +167,11 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     }
   }
   if (work.empty()) return a;
-  a.devices = devices_within(p, work, first, last);
+  std::vector<std::int64_t> devices;
+  for (EventId id : work) devices.push_back(p[id].device_index);
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  a.devices = devices_within(p, work, first, last, devices);
   for (auto& [name, k] : kernels) {
     k.share = fraction(k.total_ns, kernel_total);
     a.kernels.push_back(k);
@@ -156,13 +188,20 @@ GpuAnalysis analyze_gpu(const Profile& p) {
   a.launch_queue.count = std::int64_t(delays.size());
   a.launch_queue.median_ns = nearest_rank(delays, 0.5);
   a.launch_queue.p90_ns = nearest_rank(delays, 0.9);
+  std::vector<EventId> steps;
+  std::vector<std::pair<std::int64_t, std::int64_t>> windows;
   for (EventId id : p.find_prefix("ProfilerStep#")) {
-    const Event& s = p[id];
-    if (!s.on_host()) continue;  // a step's GPU-side annotation is not a window of its own
+    if (!p[id].on_host()) continue;  // a step's GPU-side annotation is not a window of its own
+    steps.push_back(id);
+    windows.emplace_back(p[id].start_ns, p[id].end_ns);
+  }
+  const auto work_in_step = work_per_window(p, work, windows);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const Event& s = p[steps[k]];
     StepUse step;
     step.name = s.name;
     step.window_ns = s.duration_ns();
-    step.devices = devices_within(p, work, s.start_ns, s.end_ns);
+    step.devices = devices_within(p, work_in_step[k], s.start_ns, s.end_ns, devices);
     double busiest = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_fraction);
     step.verdict = busiest >= 0.5 ? std::string("GPU-bound")
@@ -189,7 +228,8 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
   out += fmt::format("\nkernels by time (top {} of {}):\n", std::min(top_kernels, a.kernels.size()), a.kernels.size());
   for (std::size_t i = 0; i < a.kernels.size() && i < top_kernels; ++i) {
     const auto& k = a.kernels[i];
-    const std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
+    const std::string shown = printable(k.name);
+    const std::string name = shown.size() > 70 ? shown.substr(0, 67) + "..." : shown;
     out += fmt::format("  {:5.1f}%  {:>10}  x{:<5} {}\n", 100 * k.share, format_time_us(double(k.total_ns) / 1e3),
                        k.count, name);
   }
@@ -198,7 +238,7 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
                      format_time_us(double(a.launch_queue.p90_ns) / 1e3));
   if (!a.steps.empty()) out += "\nsteps:\n";
   for (const auto& s : a.steps) {
-    out += fmt::format("  {:<18} {:>10}", s.name, format_time_us(double(s.window_ns) / 1e3));
+    out += fmt::format("  {:<18} {:>10}", printable(s.name), format_time_us(double(s.window_ns) / 1e3));
     for (const auto& d : s.devices) out += fmt::format("  GPU {} busy {:5.1f}%", d.device, 100 * d.busy_fraction);
     out += "  " + s.verdict + "\n";
   }

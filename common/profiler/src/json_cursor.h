@@ -232,6 +232,14 @@ class JsonCursor {
       for (int k = 1; k <= extra; ++k)
         if ((static_cast<unsigned char>(s[i + std::size_t(k)]) & 0xC0) != 0x80)
           fail("not valid JSON: invalid UTF-8 in a string");
+      // The second byte's range rules out what a well-formed lead byte still allows (RFC 3629):
+      // overlong forms (E0 80..9F, F0 80..8F), surrogates (ED A0..BF) and code points above
+      // U+10FFFF (F4 90..BF).
+      const unsigned char second = extra > 0 ? static_cast<unsigned char>(s[i + 1]) : 0;
+      if ((c == 0xE0 && second < 0xA0) || (c == 0xED && second > 0x9F) || (c == 0xF0 && second < 0x90) ||
+          (c == 0xF4 && second > 0x8F))
+        fail(
+            "not valid JSON: invalid UTF-8 in a string (an overlong form, a surrogate or a code point above U+10FFFF)");
       i += std::size_t(extra) + 1;
     }
   }

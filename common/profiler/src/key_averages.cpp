@@ -1,5 +1,7 @@
 #include "workbook/profiler/key_averages.h"
 
+#include "workbook/profiler/format.h"
+
 #include "saturating.h"
 
 #include <fmt/format.h>
@@ -228,7 +230,7 @@ std::string KeyAverages::table(const TableOptions& o) const {
   for (const auto& r : rows) {
     if (o.row_limit > 0 && shown == o.row_limit) break;
     ++shown;
-    std::string name = r.name;
+    std::string name = printable(r.name);
     if (int(name.size()) >= o.max_name_column_width - 3)
       name = name.substr(0, std::size_t(o.max_name_column_width - 3)) + "...";
     std::vector<std::string> cells{name,

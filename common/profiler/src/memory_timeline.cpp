@@ -24,7 +24,7 @@ std::int64_t MemoryTimeline::peak_between(std::int64_t begin_ns, std::int64_t en
   return peak;
 }
 
-MemoryTimeline memory_timeline(const Profile& profile, DeviceType device, int device_index) {
+MemoryTimeline memory_timeline(const Profile& profile, DeviceType device, std::int64_t device_index) {
   MemoryTimeline timeline;
   timeline.device = device;
   timeline.device_index = device_index;

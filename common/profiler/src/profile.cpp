@@ -2,6 +2,7 @@
 
 #include "kineto_meaning.h"
 #include "saturating.h"
+#include "workbook/profiler/format.h"
 
 #include <fmt/format.h>
 
@@ -113,17 +114,20 @@ void Profile::link_device_work() {
 }
 
 void Profile::merge_duplicates() {
-  auto host_children = [&](EventId id) {
-    return std::count_if(children_[id].begin(), children_[id].end(), [&](EventId c) { return events_[c].on_host(); });
-  };
+  // Host children per event, kept up to date as children fold (counting them at every test
+  // made a parent with 10^5 same-named children quadratic).
+  std::vector<std::size_t> host_children(events_.size(), 0);
+  for (EventId id = 0; id < events_.size(); ++id)
+    if (parent_[id] && events_[id].on_host()) ++host_children[*parent_[id]];
   // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
   // takes its children and its kernels. Parents come before children, so chains fold upwards.
   std::vector<bool> removed(events_.size(), false);
   for (EventId id = 0; id < events_.size(); ++id) {
     const auto p = parent_[id];
-    if (!p || !events_[id].on_host() || events_[*p].name != events_[id].name || host_children(*p) != 1) continue;
+    if (!p || !events_[id].on_host() || host_children[*p] != 1 || events_[*p].name != events_[id].name) continue;
     removed[id] = true;
     ++merged_;
+    host_children[*p] = host_children[id];
     auto& siblings = children_[*p];
     siblings.erase(std::find(siblings.begin(), siblings.end(), id));
     for (EventId c : children_[id]) parent_[c] = *p;
@@ -238,9 +242,10 @@ int Profile::depth(EventId id) const {
 }
 
 std::int64_t Profile::self_ns(EventId id) const {
+  // Saturating: overlapping children near the end of int64's range must not wrap around.
   std::int64_t self = total_ns(id);
   for (EventId c : children_.at(id))
-    if (events_[c].on_host()) self -= total_ns(c);
+    if (events_[c].on_host()) self = detail::sat_sub(self, total_ns(c));
   return self;
 }
 
@@ -340,6 +345,21 @@ std::int64_t Profile::span_ns() const {
   return last - first;
 }
 
+Profile subtrees(const Profile& profile, std::string_view name) {
+  // Marking, not copying each match's subtree: a deep chain of alternating names made the copies
+  // quadratic in memory, and counted the inner events once per enclosing match.
+  std::vector<bool> keep(profile.size(), false);
+  for (EventId root : profile.find(name)) {
+    if (keep[root]) continue;
+    keep[root] = true;
+    for (EventId id : profile.descendants(root)) keep[id] = true;
+  }
+  std::vector<Event> kept;
+  for (EventId id = 0; id < profile.size(); ++id)
+    if (keep[id]) kept.push_back(profile[id]);
+  return Profile(std::move(kept));
+}
+
 std::int64_t self_ns_of(const Profile& profile, const std::vector<std::string_view>& names) {
   std::int64_t sum = 0;
   for (EventId id = 0; id < profile.size(); ++id)
@@ -376,9 +396,9 @@ std::string format_tree(const Profile& profile, EventId root, int max_depth) {
     if (depth > max_depth) return;
     const std::string indent(std::size_t(2 * depth), ' ');
     if (e.category == Category::memory)
-      out += fmt::format("{}{} {:+} bytes\n", indent, e.name, e.bytes);
+      out += fmt::format("{}{} {:+} bytes\n", indent, printable(e.name), e.bytes);
     else
-      out += fmt::format("{}{}  total {:.1f}us  self {:.1f}us\n", indent, e.name, profile.total_ns(id) / 1e3,
+      out += fmt::format("{}{}  total {:.1f}us  self {:.1f}us\n", indent, printable(e.name), profile.total_ns(id) / 1e3,
                          profile.self_ns(id) / 1e3);
   };
   line(root);

@@ -12,7 +12,7 @@
 namespace workbook {
 std::string svg_escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : printable(text)) {  // XML 1.0 allows no control characters, not even as &#x1b;
     switch (c) {
       case '&':
         out += "&amp;";
@@ -56,8 +56,8 @@ const char* colour(Category c) {
 }
 
 // A lane: (-1, host thread) or (device index, stream).
-using Lane = std::pair<int, std::uint64_t>;
-Lane lane_of(const Event& e) { return {e.on_device() ? e.device_index : -1, e.thread}; }
+using Lane = std::pair<std::int64_t, std::uint64_t>;
+Lane lane_of(const Event& e) { return {e.on_device() ? e.device_index : std::int64_t{-1}, e.thread}; }
 
 }  // namespace
 

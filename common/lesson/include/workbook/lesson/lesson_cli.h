@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct LessonDefaults {
   /// other --dtype is a usage error giving this reason.
   std::string float32_only_reason;
   std::vector<ExtraFlag> extra;  ///< the lesson's own flags
+  /// Shared flags the lesson has no use for, each with why ("--size": "it sweeps --sizes"):
+  /// giving one is a usage error, so it never silently does nothing or names a file it did not make.
+  std::map<std::string, std::string> unused_flags;
 };
 
 /// The parsed flags: --size --dtype --device --steps --warmup --out --threads.
@@ -74,8 +78,9 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& de
 /// Parses "16,32,64" into sizes, each in [1, max]; throws std::invalid_argument naming the bad item.
 std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max);
 
-/// Runs a lesson's body: an exception becomes one line "<program>: <what>" on stderr and exit
-/// status 1 instead of a crash.
+/// Runs a lesson's body: an exception becomes one line "<program>: <what>" on stderr (LibTorch's
+/// without its backtrace) and exit status 1 instead of a crash; std::invalid_argument (an output
+/// path that is not a regular file) exits 2.
 int run_reporting_errors(const std::string& program, const std::function<int()>& body);
 
 /// Parses the text of a lesson's own size flag; on bad input prints "<program>: <flag>: <why>"
@@ -84,6 +89,11 @@ std::int64_t size_flag(const std::string& program, const std::string& flag, cons
 
 /// Parses one size in [1, max]; throws std::invalid_argument naming the bad text.
 std::int64_t parse_size(const std::string& text, std::int64_t max);
+
+/// Refuses a run whose estimate of its memory (`bytes`, from its flags, before anything is
+/// allocated) passes half of this machine's RAM: prints "<program>: <flags> need about X GiB, more
+/// than half of this machine's memory (Y GiB)" and exits with status 2.
+void require_memory(const std::string& program, const std::string& flags, double bytes);
 
 /// Parses a dtype name (float32/float/fp32, float64/double, bfloat16/bf16, float16/half/fp16).
 /// Throws std::invalid_argument listing the accepted names.

@@ -25,8 +25,8 @@ struct OutputFiles {
 };
 
 /// Writes `dir`/`tag`.json (chrome trace), `tag`.txt (`table_text`), `tag`.csv (`averages`'
-/// rows) and `tag`.svg (timeline titled `title`), each atomically. Throws std::runtime_error
-/// naming the file.
+/// rows) and `tag`.svg (timeline titled `title`) as one set (all written, then all renamed).
+/// Throws std::runtime_error naming the file, UnsafeTarget for a path that is not a regular file.
 OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, const std::string& table_text,
                           const std::filesystem::path& dir, const std::string& tag, const std::string& title);
 

@@ -6,6 +6,7 @@
 /// Kineto; import reads our files, LibTorch/Kineto's `ProfilerResult::save()` output and
 /// Python's `export_chrome_trace` (Kineto and legacy).
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -39,7 +40,12 @@ void write_chrome_trace(const Profile& profile, const std::filesystem::path& pat
 /// Parses trace JSON into a Profile; `source` names it in errors. Throws TraceError.
 Profile parse_chrome_trace(std::string_view json, const std::string& source = "trace");
 
-/// Reads and parses a trace file. Throws TraceError naming the file.
-Profile load_chrome_trace(const std::filesystem::path& path);
+/// How much of a pipe or device `load_chrome_trace` reads before it gives up (a stream that never
+/// ends); a regular file is read whole, whatever its size.
+inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t(16) << 30;
+
+/// Reads and parses a trace file, a pipe (`<(zcat t.json.gz)`) or a device as a stream, in blocks.
+/// Throws TraceError naming the file, also when a stream passes `max_stream_bytes`.
+Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes = kMaxStreamBytes);
 
 }  // namespace workbook

@@ -22,7 +22,7 @@ struct StreamUse {
 
 /// How busy one device was over a window.
 struct DeviceUse {
-  int device = 0;                   ///< the device index
+  std::int64_t device = 0;          ///< the device index (as the trace wrote it, 64-bit)
   std::int64_t window_ns = 0;       ///< the window: first to last event of the profile, or one step
   std::int64_t busy_ns = 0;         ///< union of kernel, memcpy and memset intervals on any stream
   double busy_fraction = 0;         ///< busy_ns / window_ns

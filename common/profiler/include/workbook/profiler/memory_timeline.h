@@ -27,7 +27,7 @@ struct MemoryPoint {
 /// free is not reported either: LibTorch only knows the size of blocks it saw allocated).
 struct MemoryTimeline {
   DeviceType device = DeviceType::cpu;  ///< whose memory
-  int device_index = 0;                 ///< which GPU, for device memory
+  std::int64_t device_index = 0;        ///< which GPU, for device memory
   std::vector<MemoryPoint> points;      ///< one per memory event, in time order
   std::int64_t peak_bytes = 0;          ///< the largest running sum (0 when it never rose above 0)
   std::optional<EventId> peak_event;    ///< the memory event that first reached the peak
@@ -40,7 +40,8 @@ struct MemoryTimeline {
 };
 
 /// The timeline of one device's memory (the CPU by default) from the profile's memory events.
-MemoryTimeline memory_timeline(const Profile& profile, DeviceType device = DeviceType::cpu, int device_index = 0);
+MemoryTimeline memory_timeline(const Profile& profile, DeviceType device = DeviceType::cpu,
+                               std::int64_t device_index = 0);
 
 /// The host op a memory event belongs to: the innermost host event open when it happened (its
 /// parent in the tree), as Python attributes memory; nothing when it happened outside every op.

@@ -48,13 +48,13 @@ using EventId = std::size_t;
 
 /// One recorded activity. Times are integer nanoseconds from the start of the trace.
 struct Event {
-  std::string name;                                     ///< "aten::mm", "matmul_add", a kernel's name, "[memory]"
-  Category category = Category::cpu_op;                 ///< what kind of activity
-  std::int64_t start_ns = 0;                            ///< start, ns from the start of the trace
-  std::int64_t end_ns = 0;                              ///< end (equal to start for instants)
-  std::uint64_t thread = 0;                             ///< host thread id, or the stream for device events
-  DeviceType device_type = DeviceType::cpu;             ///< where it ran; for memory, whose memory
-  int device_index = 0;                                 ///< which GPU, for device events and device memory
+  std::string name;                          ///< "aten::mm", "matmul_add", a kernel's name, "[memory]"
+  Category category = Category::cpu_op;      ///< what kind of activity
+  std::int64_t start_ns = 0;                 ///< start, ns from the start of the trace
+  std::int64_t end_ns = 0;                   ///< end (equal to start for instants)
+  std::uint64_t thread = 0;                  ///< host thread id, or the stream for device events
+  DeviceType device_type = DeviceType::cpu;  ///< where it ran; for memory, whose memory
+  std::int64_t device_index = 0;  ///< which GPU, for device events and device memory (64-bit: traces carry any id)
   DeviceWork work = DeviceWork::kernel;                 ///< for device activity: what it did
   std::vector<std::vector<std::int64_t>> input_shapes;  ///< filled when shapes were recorded
   std::int64_t bytes = 0;                               ///< memory events: allocated (> 0) or freed (< 0) bytes
@@ -161,6 +161,10 @@ class Profile {
   std::vector<std::vector<EventId>> kernels_;
   std::size_t merged_ = 0;
 };
+
+/// The events named `name` and everything beneath them, each event once (a match inside another
+/// match's subtree is part of it), as a profile of its own: what `trace --under NAME` tabulates.
+Profile subtrees(const Profile& profile, std::string_view name);
 
 /// Sum of the self times of every event with one of these names (e.g. the ops that do the
 /// arithmetic: {"aten::mm", "aten::add"}).
