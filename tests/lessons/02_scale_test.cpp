@@ -2,6 +2,7 @@
 // wide margin (no check here depends on this machine's speed: `./workbook run 2` measures it).
 #include "workbook_doctest.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "02_scale.h"
@@ -22,6 +23,7 @@ TEST_CASE("the fit recovers an exact model and predicts its crossover") {
   CHECK(exercises::predicted_crossover(truth, 8, 4096) == 64);
   CHECK(exercises::predicted_crossover(truth, 8, 32) == 0);
   CHECK(exercises::predicted_crossover(truth, 100, 4096) == 128);
+  CHECK(exercises::predicted_crossover(truth, 8, 64) == 64);  // hi itself is in [lo, hi]
 }
 
 TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {
@@ -64,6 +66,8 @@ TEST_CASE("the crossover is where the busy fraction reaches one half, exactly on
 TEST_CASE("a step that is zero or negative is an error") {
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 0.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, -2.0}, {32, 3.0}}), std::invalid_argument);
+  // Not a number is not positive either: a failed measurement must not become a fit of NaNs.
+  CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, std::nan("")}, {32, 3.0}}), std::invalid_argument);
 }
 
 TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes are an error") {
@@ -76,4 +80,8 @@ TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes 
   const auto fit = exercises::fit_step_model(points);
   CHECK(fit.predict_us(128) == doctest::Approx(truth.predict_us(128)).epsilon(0.03));
   CHECK_THROWS_AS(exercises::fit_step_model({{16, 1.0}, {16, 1.1}, {32, 2.0}}), std::invalid_argument);
+  // Four points but two sizes: three unknowns need three distinct sizes, whatever rounding leaves
+  // on the diagonal of the solve.
+  CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {24, 1.3}, {40, 2.0}, {40, 2.2}}), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {24, 1.3}, {24, 1.1}, {40, 2.0}}), std::invalid_argument);
 }

@@ -95,6 +95,29 @@ TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a vie
   CHECK(hidden.copying_ops >= 1);
   CHECK(hidden.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
   CHECK_FALSE(hidden.is_view);
+  // Each kind of evidence counts on its own: an allocation without a copy, a copy without an
+  // allocation (into a buffer made before the call) — the result is a view both times, the call is not.
+  const auto allocates = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor scratch = torch::empty_like(t);
+        return t.t();
+      },
+      x);
+  CHECK(allocates.shares_storage);
+  CHECK(allocates.copying_ops == 0);
+  CHECK(allocates.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
+  CHECK_FALSE(allocates.is_view);
+  torch::Tensor buffer = torch::empty_like(x);
+  const auto copies = exercises::view_or_copy(
+      [&buffer](const torch::Tensor& t) {
+        buffer.copy_(t);
+        return t.t();
+      },
+      x);
+  CHECK(copies.shares_storage);
+  CHECK(copies.copying_ops >= 1);
+  CHECK(copies.bytes_allocated == 0);
+  CHECK_FALSE(copies.is_view);
   // Two copies show twice the copying ops and twice the bytes of one: counted, not inferred.
   const auto once = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, x);
   const auto twice = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone().clone(); }, x);

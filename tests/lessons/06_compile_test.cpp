@@ -24,7 +24,7 @@ struct Mlp {
   exercises::CompiledGegluMlp compiled(CacheOptions options = {}) const { return {gate, up, down, options}; }
 };
 
-bool same(const torch::Tensor& a, const torch::Tensor& b) { return torch::allclose(a, b, 1e-4, 1e-4); }
+testing::Closeness same(const torch::Tensor& a, const torch::Tensor& b) { return testing::all_close(a, b); }
 
 }  // namespace
 

@@ -49,8 +49,9 @@ TEST_CASE("relu and gelu_tanh come after the bias") {
       const torch::Tensor v = torch::tensor(acc + bias[col]);
       CHECK(exercises::apply_epilogue(acc, 0, col, {bias.data(), Activation::relu}) ==
             doctest::Approx(torch::relu(v).item<float>()));
+      // Within float's own rounding: a constant cut short (0.7979 for sqrt(2/pi)) is off by 5e-6.
       CHECK(exercises::apply_epilogue(acc, 0, col, {bias.data(), Activation::gelu_tanh}) ==
-            doctest::Approx(torch::gelu(v, "tanh").item<float>()).epsilon(1e-5));
+            doctest::Approx(torch::gelu(v, "tanh").item<float>()).epsilon(1e-6));
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "08_training_step.h"
@@ -40,7 +41,23 @@ double mean_region_us(const workbook::Profile& p, const std::string& name) {
 
 TEST_CASE("five phase regions per recorded step, each holding its own work") {
   Loop loop;
-  const auto report = exercises::profile_training(loop.step(), 3);
+  // Each phase counts its calls: one warm-up step runs before the three recorded ones.
+  std::map<std::string, int> calls;
+  const exercises::TrainingStep given = loop.step();
+  auto counted = [&calls](const std::string& phase, std::function<void()> f) {
+    return [&calls, phase, f = std::move(f)] {
+      ++calls[phase];
+      f();
+    };
+  };
+  const exercises::TrainingStep step{counted("zero_grad", given.zero_grad), counted("forward", given.forward),
+                                     counted("loss", given.loss), counted("backward", given.backward),
+                                     counted("optimizer", given.optimizer)};
+  const auto report = exercises::profile_training(step, 3);
+  for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
+    CAPTURE(phase);
+    CHECK(calls[phase] == 4);  // 1 warm-up + 3 recorded
+  }
   const auto& p = report.profile;
   CHECK(p.find_prefix("ProfilerStep#").size() == 3);
   for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {

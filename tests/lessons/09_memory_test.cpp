@@ -43,3 +43,8 @@ TEST_CASE("the prediction holds where the weights outweigh the activations") { c
 // Hidden 16x the model width: a node's frees that are off by one [T, hidden] buffer move the
 // peak by 7.7 %, beyond the 5 % allowed.
 TEST_CASE("the prediction holds where hidden is much wider than the model") { check_prediction({16, 64, 1024}); }
+
+TEST_CASE("the prediction holds where the model is wide: x is an input, it gets no gradient") {
+  check_prediction({64, 1024, 256});
+  check_prediction({512, 1024, 1024});
+}

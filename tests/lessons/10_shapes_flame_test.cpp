@@ -68,6 +68,16 @@ TEST_CASE("an operator need not be called aten::") {
   CHECK(c.self_us == doctest::Approx(50));
 }
 
+TEST_CASE("an op without input shapes is still an op: a profile recorded without record_shapes") {
+  // Every row then has the shapes "[]"; only the category tells a region from an op.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             make_event("aten::mm", 0, 20000), make_event("MmBackward0", 20000, 80000)});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "MmBackward0");
+  CHECK(c.input_shapes == "[]");
+  CHECK(c.self_us == doctest::Approx(60));
+}
+
 TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
   torch::manual_seed(10);
   const auto big = torch::randn({384, 384}), small = torch::randn({16, 16}), v = torch::randn({4096});

@@ -24,3 +24,36 @@
 #undef CHECK_NEAR
 
 #include <doctest/doctest.h>
+
+#include <ostream>
+#include <sstream>
+#include <string>
+
+namespace testing {
+
+/// torch::allclose with its evidence: a failing CHECK(all_close(a, b)) prints the largest
+/// difference and where it is, so a learner can tell a slightly-off formula from a wrong tensor.
+struct Closeness {
+  bool close = false;
+  std::string evidence;  ///< "largest difference 0.03 at element 17 (tolerance 1e-4 + 1e-4 x |b|)"
+  explicit operator bool() const { return close; }
+};
+
+inline std::ostream& operator<<(std::ostream& out, const Closeness& c) {
+  return out << (c.close ? "close" : "not close") << ": " << c.evidence;
+}
+
+inline Closeness all_close(const torch::Tensor& a, const torch::Tensor& b, double rtol = 1e-4, double atol = 1e-4) {
+  std::ostringstream evidence;
+  if (a.sizes() != b.sizes()) {
+    evidence << "shapes differ: " << a.sizes() << " vs " << b.sizes();
+    return {false, evidence.str()};
+  }
+  const torch::Tensor difference = (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().flatten();
+  const auto at = difference.numel() > 0 ? difference.argmax().item<std::int64_t>() : 0;
+  evidence << "largest difference " << (difference.numel() > 0 ? difference[at].item<double>() : 0.0) << " at element "
+           << at << " of " << difference.numel() << " (tolerance " << atol << " + " << rtol << " x |b|)";
+  return {torch::allclose(a, b, rtol, atol), evidence.str()};
+}
+
+}  // namespace testing
