@@ -35,12 +35,13 @@ TEST_SUITE("timing") {
     std::int64_t correlation = 0;
     for (int k = 0; k < steps; ++k) {
       const std::int64_t t0 = std::int64_t(k) * 1000;
-      events.push_back(make_event(("ProfilerStep#" + std::to_string(k)).c_str(), t0, t0 + 900, Category::user_annotation));
+      events.push_back(
+          make_event(("ProfilerStep#" + std::to_string(k)).c_str(), t0, t0 + 900, Category::user_annotation));
       for (int i = 0; i < per_step; ++i) {
         ++correlation;
         events.push_back(make_launch(t0 + 8 * i, t0 + 8 * i + 2, correlation));
-        events.push_back(make_device_work("gemm", t0 + 8 * i + 20, t0 + 8 * i + 25, 7, workbook::DeviceWork::kernel,
-                                          correlation));
+        events.push_back(
+            make_device_work("gemm", t0 + 8 * i + 20, t0 + 8 * i + 25, 7, workbook::DeviceWork::kernel, correlation));
       }
     }
     const Profile p(std::move(events));
