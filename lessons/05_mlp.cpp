@@ -175,6 +175,10 @@ int main(int argc, char** argv) {
       dim_text.empty() ? (cuda ? 768 : 256) : size_flag(defaults.program, "--dim", dim_text, 65536);
   const std::int64_t hidden =
       hidden_text.empty() ? (cuda ? 3072 : 1024) : size_flag(defaults.program, "--hidden", hidden_text, 262144);
+  // The three weights (3 x dim x hidden), about four [rows, hidden] and two [rows, dim] activations.
+  const double rows = double(opt.size) * double(seq), d = double(dim), h = double(hidden);
+  require_memory(defaults.program, fmt::format("--size {} --seq {} --dim {} --hidden {}", opt.size, seq, dim, hidden),
+                 double(c10::elementSize(opt.dtype)) * (3 * d * h + 4 * rows * h + 2 * rows * d));
   return workbook::run_reporting_errors(defaults.program,
                                         [&] { return run(opt, variant == "geglu", seq, dim, hidden); });
 }

@@ -365,6 +365,11 @@ int main(int argc, char** argv) {
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
   const std::int64_t tokens = size_flag(defaults.program, "--tokens", tokens_text, 1 << 20);
+  // float32: the MLP's weights twice (eager's and the prepared ones), about five [tokens, hidden]
+  // and two [tokens, dim] activations.
+  const double t = double(tokens), d = double(dim), h = double(hidden);
+  require_memory(defaults.program, fmt::format("--dim {} --hidden {} --tokens {}", dim, hidden, tokens),
+                 4 * (6 * d * h + 5 * t * h + 2 * t * d));
   return workbook::run_reporting_errors(defaults.program,
                                         [&] { return run(opt, int(iterations), dim, hidden, tokens); });
 }

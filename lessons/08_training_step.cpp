@@ -147,6 +147,11 @@ int main(int argc, char** argv) {
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   const std::int64_t dim = size_flag(defaults.program, "--dim", dim_text, 16384);
   const std::int64_t hidden = size_flag(defaults.program, "--hidden", hidden_text, 65536);
+  // float32: weights, gradients and AdamW's two moments (3 x dim x hidden each), the step's
+  // [rows, hidden] and [rows, dim] buffers.
+  const double rows = double(opt.size), d = double(dim), h = double(hidden);
+  require_memory(defaults.program, fmt::format("--size {} --dim {} --hidden {}", opt.size, dim, hidden),
+                 4 * (12 * d * h + 8 * rows * h + 4 * rows * d));
   if (optimizer != "sgd" && optimizer != "adamw")
     usage_error(defaults.program, "--optimizer must be sgd or adamw (got '" + optimizer + "')");
   return run_reporting_errors(defaults.program, [&] { return run(opt, dim, hidden, optimizer); });

@@ -134,6 +134,9 @@ expect "float32" "$(lesson 08)" --dtype float64
 expect "float32" "$(lesson 10)" --dtype float64
 expect "more than half of this machine's memory" "$(lesson 09)" --dim 16384 --hidden 65536
 expect "more than half of this machine's memory" "$(lesson 10)" --size 8192 --dim 4096 --heads 64
+expect "more than half of this machine's memory" "$(lesson 05)" --dim 65536 --hidden 262144
+expect "more than half of this machine's memory" "$(lesson 06)" --dim 16384 --hidden 65536
+expect "more than half of this machine's memory" "$(lesson 08)" --dim 16384 --hidden 65536
 expect "--steps" "$(lesson 01)" --steps 5abc
 expect "--steps" "$(lesson 01)" --steps 1e3
 # A dtype the device cannot multiply in (float16 on 1.13's CPU) is one line, never a backtrace;
