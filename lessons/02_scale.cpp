@@ -132,16 +132,20 @@ int replay(const LessonOptions& opt, const std::string& trace) {
   const std::string figure_name = std::filesystem::path(trace).stem().string() + "_gpu.svg";
   write_file_atomically(opt.out / figure_name, gpu_utilisation_svg(analysis, trace));
   fmt::print("\nwrote {}\n", (opt.out / figure_name).string());
-  int cpu_bound = 0;
-  for (const auto& step : analysis.steps) cpu_bound += step.verdict.rfind("CPU-bound", 0) == 0;
+  int cpu_bound = 0, without_gpu_work = 0;
+  for (const auto& step : analysis.steps) {
+    cpu_bound += step.verdict.rfind("CPU-bound", 0) == 0;
+    without_gpu_work += step.verdict.rfind("no GPU work", 0) == 0;
+  }
   narrate(fmt::format(
       "Per step, the GPU's busy fraction is the time at least one kernel, copy or fill ran, over the step. "
-      "{} of the {} recorded steps here left the GPU idle more than half the time: in those the GPU waited "
+      "{} of the {} recorded steps here gave the GPU work yet left it idle more than half the time ({} gave it "
+      "none at all, which says nothing about either side): in those the GPU waited "
       "for the host side (dispatch, launches, syncs, whatever ran between them), as at n=64 in the articles "
       "(GPU about 98% idle, Part 1). A compute-bound step, like their n=4096, keeps the GPU busy most of the "
       "step. The launch queue (runtime call to kernel start) tells how far ahead the CPU ran: short delays "
       "with long idle gaps mean the GPU was starved, long delays mean work queued up behind the GPU.",
-      cpu_bound, analysis.steps.size()));
+      cpu_bound, analysis.steps.size(), without_gpu_work));
   return 0;
 }
 
@@ -210,13 +214,15 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   narrate(fmt::format(
       "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
       "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, but about 1.78 ms of those 2.3 ms was a "
-      "sync call waiting for 26 us of GPU work: the GPU was idle 98% of the time. At n=4096: 4.9 ms CPU, 4.5 ms "
-      "GPU, busy; that is 2*4096^3 flops in 4.5 ms, about 30 TFLOP/s.{}",
+      "sync call waiting for 26 us of GPU work: the GPU was idle 98% of the time. At n=4096 the table read 4.9 ms "
+      "self CPU and 4.5 ms self CUDA, the GPU busy; those are totals over 3 recorded steps of a GEMM and an add. "
+      "The article reads one 4096 GEMM kernel in the trace as about 580 us: 2*4096^3 flops at about 237 TFLOP/s "
+      "(the mean of its 5 kernels, 1084 us, is slowed by single outliers: 127 TFLOP/s).{}",
       gpu ? std::string()
-          : fmt::format(" This CPU's ceiling is {:.0f} GFLOP/s, about {:.0f}x slower per flop, so its arithmetic "
-                        "outgrows the fixed cost at a much smaller n. The missing launch queue is not why: it only "
-                        "makes the CPU's costs add up instead of overlapping.",
-                        ceiling, 30.5e3 / ceiling)));
+          : fmt::format(" This CPU's ceiling is {:.0f} GFLOP/s, {:.0f}x to {:.0f}x slower per flop, so its "
+                        "arithmetic outgrows the fixed cost at a much smaller n. The missing launch queue is not "
+                        "why: it only makes the CPU's costs add up instead of overlapping.",
+                        ceiling, 127e3 / ceiling, 237e3 / ceiling)));
 
   std::vector<double> ns, step, compute, overhead, busy;
   for (const Row& r : rows) {

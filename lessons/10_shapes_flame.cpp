@@ -94,7 +94,8 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   fmt::print("\nwrote {} ({} stacks) and {}\n", stacks_path.string(), count, flame_path.string());
   narrate(
       "A flame graph stacks every call path: the bottom row is the steps, above each box the calls made "
-      "inside it, each box as wide as the self time of everything above it. Wide boxes near the top are "
+      "inside it, each box as wide as its own self time plus that of every box above it (the calls made "
+      "inside it): its total time. Wide boxes near the top are "
       "where the time is actually spent. stacks.txt opens in https://www.speedscope.app or feeds "
       "flamegraph.pl. Python's export_stacks (torch/autograd/profiler_util.py) writes the same format from "
       "Python's call stack; here the "

@@ -2,9 +2,11 @@
 //
 // What to notice: the peak is never the end of the forward, and which backward node reaches it
 // depends on the shapes. Each node allocates its gradients before it frees what it saved, and the
-// three weight gradients are never freed inside the step: with wide activations the peak comes
-// early (down's or mul's node, while the saved buffers are alive); with weights larger than the
-// activations it comes at the last node, when all three weight gradients exist.
+// three weight gradients are never freed inside the step. Mul's node peaks at 6·TH + 2·TD + DH
+// (both factors' gradients while the saved buffers are alive), the last node, gate's, at TH + 2·TD
+// + 3·DH (all three weight gradients exist): the last one wins only when 2·DH > 5·TH, that is when
+// D > 2.5·T. Weights larger than the activations are not enough: at T 64, D 128, H 512 the weights
+// are twice the activations, and mul's node still reaches the peak (down's can too, when TH is large).
 #include "09_memory.h"
 
 #include <algorithm>
@@ -17,7 +19,8 @@ std::int64_t predict_training_peak_bytes(const StepShapes& s) {
   // When backward starts: the gate's output, gelu's, up's and the product (saved), the output,
   // the [T, dim] buffer the loss keeps, and the output's gradient.
   std::int64_t live = 4 * th + 3 * td, peak = live;
-  // Each backward node in the order the engine runs them: what it allocates, then what it frees.
+  // Each backward node, what it allocates, then what it frees. (1.13's engine runs gelu's node
+  // before up's; either order gives the same peak: neither node's sum passes both mul's and gate's.)
   const std::vector<std::pair<std::int64_t, std::int64_t>> nodes{
       {th + dh, td + th},  // down: grad of the product, down's weight gradient; frees the output's grad, the product
       {2 * th, 3 * th},    // mul: grads of both factors; frees the product's grad and the two factors

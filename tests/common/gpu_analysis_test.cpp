@@ -53,3 +53,14 @@ TEST_CASE("a profile without device work says so") {
   CHECK(a.devices.empty());
   CHECK(workbook::format_gpu_analysis(a).find("no device activity") != std::string::npos);
 }
+
+TEST_CASE("a step that gave the GPU no work is neither CPU- nor GPU-bound") {
+  const workbook::Profile p({make_event("ProfilerStep#0", 0, 100, Category::user_annotation),
+                             make_event("ProfilerStep#1", 100, 200, Category::user_annotation), make_launch(5, 7, 1),
+                             make_device_work("gemm", 10, 90, 7, DeviceWork::kernel, 1),
+                             make_event("aten::copy_", 120, 180)});
+  const auto a = workbook::analyze_gpu(p);
+  REQUIRE(a.steps.size() == 2);
+  CHECK(a.steps[0].verdict == "GPU-bound");
+  CHECK(a.steps[1].verdict == "no GPU work in this step");
+}

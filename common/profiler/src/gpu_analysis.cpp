@@ -204,8 +204,10 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     step.devices = devices_within(p, work_in_step[k], s.start_ns, s.end_ns, devices);
     double busiest = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_fraction);
-    step.verdict = busiest >= 0.5 ? std::string("GPU-bound")
-                                  : fmt::format("CPU-bound (GPU idle {:.0f}%)", 100.0 * (1.0 - busiest));
+    // A step that gave the GPU nothing to do says nothing about which side bound it.
+    step.verdict = work_in_step[k].empty() ? std::string("no GPU work in this step")
+                   : busiest >= 0.5        ? std::string("GPU-bound")
+                                           : fmt::format("CPU-bound (GPU idle {:.0f}%)", 100.0 * (1.0 - busiest));
     a.steps.push_back(std::move(step));
   }
   return a;

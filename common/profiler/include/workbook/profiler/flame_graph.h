@@ -31,7 +31,8 @@ std::string collapsed_stacks_text(const Profile& profile);
 void write_collapsed_stacks(const Profile& profile, const std::filesystem::path& path);
 
 /// An SVG flame graph of the stacks: one row per depth, roots at the bottom, each box as wide as
-/// its share of the total self time, with its name where it fits and a tooltip (µs and share).
+/// its own self time plus that of the boxes above it (the calls made inside it), as a share of the
+/// total, with its name where it fits and a tooltip (µs and share).
 std::string flame_graph_svg(const Profile& profile, const std::string& title, int width = 1200);
 
 }  // namespace workbook

@@ -55,7 +55,7 @@ struct StepUse {
   std::string name;                ///< "ProfilerStep#3"
   std::int64_t window_ns = 0;      ///< the step's duration
   std::vector<DeviceUse> devices;  ///< per device, over the step
-  std::string verdict;             ///< "GPU-bound" or "CPU-bound (GPU idle 98%)"
+  std::string verdict;             ///< "GPU-bound", "CPU-bound (GPU idle 98%)", or "no GPU work in this step"
 };
 
 /// The whole analysis.
