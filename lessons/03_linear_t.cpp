@@ -1,8 +1,8 @@
 // Lesson 03 — nn::Linear and aten::t, a metadata operation (Part 2 of the articles).
 //
 // y = x W^T + b. The profile shows aten::t before the GEMM; the lesson proves that it moves no
-// data: same storage, swapped strides, nothing beneath it that copies or allocates, and a cost
-// that does not grow with the matrix — unlike w.t().contiguous().
+// data: same storage, swapped strides, nothing beneath it that copies or allocates: work that does
+// not grow with the matrix, unlike w.t().contiguous(), which allocates and writes every element.
 #include <torch/nn/modules/linear.h>
 
 #include <algorithm>
@@ -66,8 +66,10 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   if (!forwards.empty()) fmt::print("{}", format_tree(profile, forwards.front(), 4));
   narrate("LibTorch " + machine_info().torch_version +
           " here. Python's nn.Linear shows aten::linear -> aten::t -> aten::addmm. C++'s nn::Linear calls "
-          "F::linear, which in LibTorch 1.13 and 2.6 alike (torch/nn/functional/linear.h) is "
-          "torch::addmm(bias, input, weight.t()): no aten::linear row in C++, only aten::t and aten::addmm.");
+          "F::linear (torch/nn/functional/linear.h, LibTorch 1.13 and 2.6), which for a 2-D input with a bias, "
+          "as here, is torch::addmm(bias, input, weight.t()): no aten::linear row in C++, only aten::t and "
+          "aten::addmm. Any other input runs input.matmul(weight.t()), then += bias (aten::add_): lesson 05's "
+          "3-D input shows aten::t -> aten::matmul.");
   std::size_t linear_rows = 0, addmm = 0, add = 0;
   for (auto f : forwards) {
     linear_rows += profile.count_under(f, "aten::linear");
@@ -91,7 +93,9 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
       "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
       "flag) and reads W where it lies.");
 
-  // A small and a large Linear in one run: the view's cost stays put, the copy's grows with n^2.
+  // A small and a large Linear in one run: the view touches no element, the copy writes n^2 of them.
+  // (The view's recorded time can still rise beside a large GEMM, from what the big GEMM and copy
+  // leave behind between its calls; timed alone, w.t() takes the same time at any size.)
   torch::nn::Linear big(large, large);
   big->to(opt.device, opt.dtype);
   const Profile big_profile = profile_linear(opt, big, torch::randn({batch, large}, options));
@@ -114,10 +118,21 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
       only_views && t_allocations == 0,
       "beneath aten::t there are only views (aten::transpose, aten::as_strided), no allocation",
       fmt::format("ops beneath aten::t: [{}]; allocations beneath it: {}", fmt::join(beneath_t, ", "), t_allocations));
-  std::size_t copies = 0;
-  for (auto c : profile.find("aten::contiguous")) copies += profile.count_under(c, "aten::copy_");
-  claim(copies > 0, "beneath aten::contiguous, aten::copy_ moves every element of the weight",
-        fmt::format("{} aten::copy_ beneath {} aten::contiguous calls", copies, profile.count("aten::contiguous")));
+  // Every contiguous() call allocates a buffer the size of the weight and copy_ fills it.
+  const std::int64_t weight_bytes = linear->weight.numel() * std::int64_t(linear->weight.element_size());
+  std::size_t copies = 0, full_buffers = 0;
+  const auto contiguous_calls = profile.find("aten::contiguous");
+  for (auto c : contiguous_calls) {
+    copies += profile.count_under(c, "aten::copy_");
+    std::int64_t allocated = 0;
+    for (auto d : profile.descendants(c))
+      if (profile[d].category == Category::memory && profile[d].bytes > 0) allocated += profile[d].bytes;
+    full_buffers += allocated >= weight_bytes;
+  }
+  claim(!contiguous_calls.empty() && copies >= contiguous_calls.size() && full_buffers == contiguous_calls.size(),
+        "each aten::contiguous allocates a buffer of the weight's size and aten::copy_ fills it",
+        fmt::format("{} aten::contiguous calls: {} aten::copy_ beneath them, {} allocated >= {} bytes (the weight)",
+                    contiguous_calls.size(), copies, full_buffers, weight_bytes));
 
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(),
                  "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
