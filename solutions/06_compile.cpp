@@ -1,8 +1,10 @@
 // Reference solution of exercise 06.
 //
 // What to notice: nothing caches a weight's values: the prepared weights are views, so in-place optimizer steps
-// are seen, while a replaced weight (another tensor) fails the identity guard and gets its own
-// entry. Past the size limit the call runs eager instead of compiling forever.
+// are seen, while a replaced weight (another tensor) fails our cache's identity guard and gets its own
+// entry: the views point at the old tensor. (Dynamo >= 2.5 passes parameters in on every call and would not
+// recompile for a like-shaped replacement; it guards identity only under freezing.) Past the size limit the
+// call runs eager instead of compiling forever.
 #include "06_compile.h"
 
 namespace exercises {

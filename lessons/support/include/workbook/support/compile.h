@@ -32,10 +32,13 @@ class GuardFailure : public std::runtime_error {
   std::string guard_;
 };
 
-/// What Dynamo guards for one compiled entry: the input's metadata (dtype, device, rank, every
-/// size unless that dimension is dynamic, its layout) and the identity of each parameter (the
-/// same tensor object) with its metadata. Never values or version counters: an optimizer's
-/// in-place update must not recompile, and a prepared w.t() is a view that sees it anyway.
+/// What one compiled entry of our cache guards: the input's metadata as Dynamo does (dtype,
+/// device, rank, every size unless that dimension is dynamic, its layout), and the identity of
+/// each parameter (the same tensor object) with its metadata, because the prepared w.t() views
+/// point at that tensor. Dynamo >= 2.5 guards parameters by their properties only, and their
+/// address only under freezing (builder.py: mark_static_input(value, guard=is_parameter_freezing())).
+/// Never values or version counters: an optimizer's in-place update must not recompile, and a
+/// prepared w.t() is a view that sees it anyway.
 class Guards {
  public:
   Guards() = default;
