@@ -115,13 +115,37 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   claim(none_ops == 0 && zeroing_ops > 0,
         "zero_grad(set_to_none) runs no op; zeroing in place runs an aten::zero_ per gradient",
         fmt::format("aten::zero_ in set-to-none steps: {}, in zeroing steps: {}", none_ops, zeroing_ops));
-  std::size_t optimizer_ops = 0;
+  // Parameter by parameter: every top-level op of the optimizer takes one parameter-shaped tensor
+  // first (a foreach op would take a list), and each parameter's shape comes up equally often.
+  std::map<std::vector<std::int64_t>, std::size_t> ops_per_shape;
+  for (const auto& p : model->parameters()) ops_per_shape[p.sizes().vec()] += 0;
+  std::size_t optimizer_ops = 0, on_one_parameter = 0;
   for (auto o : profile.find("optimizer"))
-    for (auto c : profile.children(o)) optimizer_ops += profile[c].category == Category::cpu_op;
-  const std::size_t per_step = std::size_t(double(optimizer_ops) / steps), parameters = model->parameters().size();
-  claim(per_step > 0 && per_step % parameters == 0,
-        "the optimizer updates parameter by parameter: its ops per step are a multiple of the parameter count",
-        fmt::format("{} top-level ops in the optimizer region per step, {} parameter tensors", per_step, parameters));
+    for (auto c : profile.children(o)) {
+      if (profile[c].category != Category::cpu_op) continue;
+      ++optimizer_ops;
+      const auto& shapes = profile[c].input_shapes;
+      const auto hit = shapes.empty() ? ops_per_shape.end() : ops_per_shape.find(shapes.front());
+      if (hit != ops_per_shape.end()) {
+        ++hit->second;
+        ++on_one_parameter;
+      }
+    }
+  const std::size_t parameters = model->parameters().size();
+  std::size_t fewest = optimizer_ops, most = 0;
+  for (const auto& [shape, n] : ops_per_shape) {
+    // Parameters that share a shape share the count: per parameter, divide by how many share it.
+    std::size_t sharing = 0;
+    for (const auto& p : model->parameters()) sharing += p.sizes().vec() == shape;
+    fewest = std::min(fewest, n / sharing);
+    most = std::max(most, n / sharing);
+  }
+  claim(optimizer_ops > 0 && on_one_parameter == optimizer_ops && fewest == most,
+        "the optimizer updates parameter by parameter: each of its ops takes one parameter-shaped tensor first, "
+        "and every parameter gets the same number of ops",
+        fmt::format("{} top-level ops in the optimizer region ({} steps, {} parameter tensors): {} on one "
+                    "parameter-shaped tensor; ops per parameter from {} to {}",
+                    optimizer_ops, int(steps), parameters, on_one_parameter, fewest, most));
   narrate(
       "Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
       "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
