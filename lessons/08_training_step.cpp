@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "workbook/findings/08_training_step.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/key_averages.h"
@@ -82,70 +83,23 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
                   std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps),
                   backward_flops / forward_flops));
 
-  // The autograd nodes backward ran, and on which thread.
+  // The autograd nodes backward ran.
   std::map<std::string, int> nodes;
-  std::set<std::uint64_t> backward_threads, forward_threads;
-  for (auto r : profile.find("forward")) forward_threads.insert(profile[r].thread);
   for (auto r : profile.find("backward"))
     for (auto d : profile.descendants(r)) {
       const std::string& name = profile[d].name;
       if (name.find("Backward") != std::string::npos && name.rfind("autograd::engine", 0) != 0) ++nodes[name];
-      if (profile[d].on_host()) backward_threads.insert(profile[d].thread);
     }
   fmt::print("\nautograd nodes per step:");
   for (const auto& [name, n] : nodes) fmt::print(" {} x{}", name, int(n / steps));
   fmt::print("\n");
-  int mm_nodes = 0;
-  for (const auto& [name, n] : nodes) mm_nodes += name.rfind("MmBackward", 0) == 0 ? n : 0;
-  claim(mm_nodes == int(3 * steps), "backward runs one MmBackward0 node per forward GEMM (3 per step)",
-        fmt::format("{} MmBackward nodes over {} steps", mm_nodes, int(steps)));
-  claim(backward_threads == forward_threads,
-        "for CPU tensors the autograd engine runs backward on the thread that called backward(), so the session "
-        "records it with the rest",
-        fmt::format("threads of the forward: {}, of the backward's events: {}", forward_threads.size(),
-                    backward_threads.size()));
-
-  // zero_grad: even steps set the gradients to none, odd steps zero them in place.
-  std::size_t zeroing_ops = 0, none_ops = 0;
-  for (auto st : profile.find_prefix("ProfilerStep#")) {
-    const int n = std::stoi(profile[st].name.substr(13));
-    for (auto z : profile.under(st, "zero_grad"))
-      (n % 2 == 0 ? none_ops : zeroing_ops) += profile.count_under(z, "aten::zero_");
-  }
-  claim(none_ops == 0 && zeroing_ops > 0,
-        "zero_grad(set_to_none) runs no op; zeroing in place runs an aten::zero_ per gradient",
-        fmt::format("aten::zero_ in set-to-none steps: {}, in zeroing steps: {}", none_ops, zeroing_ops));
-  // Parameter by parameter: every top-level op of the optimizer takes one parameter-shaped tensor
-  // first (a foreach op would take a list), and each parameter's shape comes up equally often.
-  std::map<std::vector<std::int64_t>, std::size_t> ops_per_shape;
-  for (const auto& p : model->parameters()) ops_per_shape[p.sizes().vec()] += 0;
-  std::size_t optimizer_ops = 0, on_one_parameter = 0;
-  for (auto o : profile.find("optimizer"))
-    for (auto c : profile.children(o)) {
-      if (profile[c].category != Category::cpu_op) continue;
-      ++optimizer_ops;
-      const auto& shapes = profile[c].input_shapes;
-      const auto hit = shapes.empty() ? ops_per_shape.end() : ops_per_shape.find(shapes.front());
-      if (hit != ops_per_shape.end()) {
-        ++hit->second;
-        ++on_one_parameter;
-      }
-    }
-  const std::size_t parameters = model->parameters().size();
-  std::size_t fewest = optimizer_ops, most = 0;
-  for (const auto& [shape, n] : ops_per_shape) {
-    // Parameters that share a shape share the count: per parameter, divide by how many share it.
-    std::size_t sharing = 0;
-    for (const auto& p : model->parameters()) sharing += p.sizes().vec() == shape;
-    fewest = std::min(fewest, n / sharing);
-    most = std::max(most, n / sharing);
-  }
-  claim(optimizer_ops > 0 && on_one_parameter == optimizer_ops && fewest == most,
-        "the optimizer updates parameter by parameter: each of its ops takes one parameter-shaped tensor first, "
-        "and every parameter gets the same number of ops",
-        fmt::format("{} top-level ops in the optimizer region ({} steps, {} parameter tensors): {} on one "
-                    "parameter-shaped tensor; ops per parameter from {} to {}",
-                    optimizer_ops, int(steps), parameters, on_one_parameter, fewest, most));
+  // What the run shows, decided by lesson 08's findings (lessons/findings, each tested NOT shown too).
+  std::vector<std::vector<std::int64_t>> parameter_shapes;
+  for (const auto& p : model->parameters()) parameter_shapes.push_back(p.sizes().vec());
+  for (const Finding& f :
+       {findings08::one_mm_backward_per_gemm(profile, 3), findings08::backward_on_callers_thread(profile),
+        findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
+    claim(f.holds, f.sentence, f.evidence);
   narrate(
       "Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
       "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
