@@ -6,8 +6,8 @@
 #include <torch/nn/modules/linear.h>
 
 #include <algorithm>
-#include <set>
 
+#include "workbook/findings/03_linear_t.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/machine.h"
@@ -70,24 +70,14 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
           "as here, is torch::addmm(bias, input, weight.t()): no aten::linear row in C++, only aten::t and "
           "aten::addmm. Any other input runs input.matmul(weight.t()), then += bias (aten::add_): lesson 05's "
           "3-D input shows aten::t -> aten::matmul.");
-  std::size_t linear_rows = 0, addmm = 0, add = 0;
-  for (auto f : forwards) {
-    linear_rows += profile.count_under(f, "aten::linear");
-    addmm += profile.count_under(f, "aten::addmm");
-    add += profile.count_under(f, "aten::add") + profile.count_under(f, "aten::add_");
-  }
-  claim(linear_rows == 0 && addmm == forwards.size(), "C++'s nn::Linear forward has no aten::linear, one aten::addmm",
-        fmt::format("{} recorded forwards: {} aten::linear, {} aten::addmm", forwards.size(), linear_rows, addmm));
-  claim(add == 0, "there is no separate add: the bias goes into addmm",
-        fmt::format("{} aten::add / aten::add_ under the forwards", add));
+  for (const Finding& f : {findings03::linear_is_one_addmm(profile), findings03::bias_inside_addmm(profile)})
+    claim(f.holds, f.sentence, f.evidence);
 
   const TensorView w = inspect(linear->weight), wt = inspect(linear->weight.t());
   fmt::print("W      {}\nW.t()  {}\n", describe(w), describe(wt));
-  claim(shares_storage(linear->weight, linear->weight.t()) && w.data == wt.data && w.strides.size() == 2 &&
-            wt.strides == std::vector<std::int64_t>{w.strides[1], w.strides[0]},
-        "W.t() is a view: same storage, same data pointer, strides swapped",
-        fmt::format("W strides [{}], W.t() strides [{}], data {} vs {}", fmt::join(w.strides, ", "),
-                    fmt::join(wt.strides, ", "), w.data, wt.data));
+  const Finding view = findings03::transpose_is_view(
+      {shares_storage(linear->weight, linear->weight.t()), w.data, wt.data, w.strides, wt.strides});
+  claim(view.holds, view.sentence, view.evidence);
   narrate(
       "aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
       "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
@@ -104,35 +94,10 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   for (const char* op : {"aten::t", "aten::contiguous"})
     fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op),
                fastest_total_us(big_profile, op));
-  std::set<std::string> beneath_t;
-  std::size_t t_allocations = 0;
-  for (auto t : profile.find("aten::t"))
-    for (auto d : profile.descendants(t)) {
-      beneath_t.insert(profile[d].name);
-      if (profile[d].category == Category::memory && profile[d].bytes > 0) ++t_allocations;
-    }
-  const bool only_views = std::all_of(beneath_t.begin(), beneath_t.end(), [](const std::string& n) {
-    return n == "aten::transpose" || n == "aten::as_strided";
-  });
-  claim(
-      only_views && t_allocations == 0,
-      "beneath aten::t there are only views (aten::transpose, aten::as_strided), no allocation",
-      fmt::format("ops beneath aten::t: [{}]; allocations beneath it: {}", fmt::join(beneath_t, ", "), t_allocations));
-  // Every contiguous() call allocates a buffer the size of the weight and copy_ fills it.
   const std::int64_t weight_bytes = linear->weight.numel() * std::int64_t(linear->weight.element_size());
-  std::size_t copies = 0, full_buffers = 0;
-  const auto contiguous_calls = profile.find("aten::contiguous");
-  for (auto c : contiguous_calls) {
-    copies += profile.count_under(c, "aten::copy_");
-    std::int64_t allocated = 0;
-    for (auto d : profile.descendants(c))
-      if (profile[d].category == Category::memory && profile[d].bytes > 0) allocated += profile[d].bytes;
-    full_buffers += allocated >= weight_bytes;
-  }
-  claim(!contiguous_calls.empty() && copies >= contiguous_calls.size() && full_buffers == contiguous_calls.size(),
-        "each aten::contiguous allocates a buffer of the weight's size and aten::copy_ fills it",
-        fmt::format("{} aten::contiguous calls: {} aten::copy_ beneath them, {} allocated >= {} bytes (the weight)",
-                    contiguous_calls.size(), copies, full_buffers, weight_bytes));
+  for (const Finding& f :
+       {findings03::t_runs_only_views(profile), findings03::contiguous_copies_the_weight(profile, weight_bytes)})
+    claim(f.holds, f.sentence, f.evidence);
 
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(),
                  "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
