@@ -6,9 +6,9 @@
 // and draws a flame graph of one run.
 #include <torch/nn/functional/normalization.h>
 
-#include <regex>
-#include <sstream>
+#include <algorithm>
 
+#include "workbook/findings/10_shapes_flame.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/atomic_file.h"
@@ -70,10 +70,8 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   const KeyAverages by_shape(profile, /*group_by_input_shape=*/true);
   fmt::print("\nkey_averages(group_by_input_shape=True).table(sort_by=\"cpu_time_total\", row_limit=14)\n{}",
              by_shape.table("cpu_time_total", 14));
-  std::size_t mm_shapes = 0;
-  for (const auto& row : by_shape.rows()) mm_shapes += row.name == "aten::mm";
-  claim(mm_shapes >= 3, "the same op appears once per input shape: aten::mm is several rows here",
-        fmt::format("{} aten::mm rows, one per distinct list of input shapes", mm_shapes));
+  const Finding per_shape = findings10::one_row_per_shape(by_shape);
+  claim(per_shape.holds, per_shape.sentence, per_shape.evidence);
   narrate(
       "Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
       "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
@@ -85,12 +83,9 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
   write_file_atomically(stacks_path, stacks);
   write_file_atomically(flame_path,
                         flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
-  std::istringstream lines(stacks);
-  std::size_t count = 0, well_formed = 0;
-  const std::regex format(R"(^[^ ;]+(;[^ ;]+)* [0-9]+$)");
-  for (std::string line; std::getline(lines, line); ++count) well_formed += std::regex_match(line, format);
-  claim(count > 0 && well_formed == count, "every line of stacks.txt is 'frame;frame;... microseconds'",
-        fmt::format("{} of {} lines well formed", well_formed, count));
+  const Finding format = findings10::stacks_well_formed(stacks);
+  claim(format.holds, format.sentence, format.evidence);
+  const auto count = std::count(stacks.begin(), stacks.end(), '\n');
   fmt::print("\nwrote {} ({} stacks) and {}\n", stacks_path.string(), count, flame_path.string());
   narrate(
       "A flame graph stacks every call path: the bottom row is the steps, above each box the calls made "
