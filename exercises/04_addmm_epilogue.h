@@ -14,7 +14,7 @@ namespace exercises {
 /// aten::matmul and then adds the bias in a separate aten::add_ over the whole output. Write it so
 /// the profile of one call shows exactly one aten::addmm, no aten::add or aten::add_, no copy of
 /// x, and exactly one allocation the size of the output: the 3-D result must be a view of the
-/// GEMM's 2-D output. x is contiguous.
+/// GEMM's 2-D output, contiguous like F::linear's result (row-major [B, S, N]). x is contiguous.
 torch::Tensor linear_3d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 //! [contract]
 

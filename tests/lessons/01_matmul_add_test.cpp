@@ -34,6 +34,7 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
   REQUIRE(regions.size() == std::size_t(active));
   for (auto r : regions) {
     CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
+    CHECK(p.count_under(r, "aten::add") == 1);  // y = add(matmul(x, w), b): the bias too
     // Each region lies inside its step: ProfilerStep#N -> matmul_add, as lesson 01 showed.
     const auto parent = p.parent(r);
     CHECK((parent && p[*parent].name.rfind("ProfilerStep#", 0) == 0));

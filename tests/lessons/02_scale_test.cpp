@@ -61,6 +61,7 @@ TEST_CASE("the crossover is where the busy fraction reaches one half, exactly on
   edge.per_n3_us = 2;
   CHECK(edge.busy_fraction(8) == 0.5);
   CHECK(exercises::predicted_crossover(edge, 1, 64) == 8);
+  CHECK(exercises::predicted_crossover(edge, 8, 64) == 8);  // lo itself is in [lo, hi]
 }
 
 TEST_CASE("a step that is zero or negative is an error") {
@@ -84,4 +85,26 @@ TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes 
   // on the diagonal of the solve.
   CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {24, 1.3}, {40, 2.0}, {40, 2.2}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {24, 1.3}, {24, 1.1}, {40, 2.0}}), std::invalid_argument);
+}
+
+TEST_CASE("every point counts, in any order: sizes past the third move the fit, repeated sizes all count") {
+  exercises::StepModel truth;
+  truth.fixed_us = 10;
+  truth.per_n3_us = 1e-5;
+  // Exact at 16, 32, 64; 1.5x the model at 128 and 256. The three smallest alone fit the model
+  // exactly; all five pull the prediction at 256 up to about 1.56x.
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (std::int64_t n : {16, 32, 64}) points.emplace_back(n, truth.predict_us(n));
+  for (std::int64_t n : {128, 256}) points.emplace_back(n, 1.5 * truth.predict_us(n));
+  CHECK(exercises::fit_step_model(points).predict_us(256) > 1.3 * truth.predict_us(256));
+  // Two measurements at 16 (0.8x and 1.2x): both count, whichever comes first (keeping only the
+  // first moves the fixed cost to 8.2 or 11.4 us; both give 9.26).
+  std::vector<std::pair<std::int64_t, double>> repeated{{16, 0.8 * truth.predict_us(16)},
+                                                        {16, 1.2 * truth.predict_us(16)}};
+  for (std::int64_t n : {32, 64, 128}) repeated.emplace_back(n, truth.predict_us(n));
+  auto swapped = repeated;
+  std::swap(swapped[0], swapped[1]);
+  const auto a = exercises::fit_step_model(repeated), b = exercises::fit_step_model(swapped);
+  CHECK(a.fixed_us == doctest::Approx(b.fixed_us).epsilon(1e-9));
+  CHECK(a.fixed_us == doctest::Approx(9.26).epsilon(0.01));
 }

@@ -144,14 +144,20 @@ TEST_CASE("copying ops are counted as the contract names them, and a new tensor 
   };
   for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
            {"clone", [](const torch::Tensor& t) { return t.clone(); }},
-           {"to float64", [](const torch::Tensor& t) { return t.to(torch::kDouble); }}}) {
+           {"to float64", [](const torch::Tensor& t) { return t.to(torch::kDouble); }},
+           // aten::to to the dtype it has returns the input itself: no aten::_to_copy, nothing copied.
+           {"to its own dtype", [](const torch::Tensor& t) { return t.to(t.scalar_type()); }}}) {
     CAPTURE(name);
     CHECK(exercises::view_or_copy(op, x).copying_ops == counted(op));
   }
-  // x * 1 and empty_like make a new tensor without any copying op: not a view.
+  CHECK(exercises::view_or_copy([](const torch::Tensor& t) { return t.to(t.scalar_type()); }, x).is_view);
+  // x * 1 and empty_like make a new tensor without any copying op, and a tensor that already
+  // existed shares nothing with the input and costs nothing: none of them is a view of it.
+  const torch::Tensor unrelated = torch::randn({4, 4});
   for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
            {"x * 1", [](const torch::Tensor& t) { return t * 1; }},
-           {"empty_like", [](const torch::Tensor& t) { return torch::empty_like(t); }}}) {
+           {"empty_like", [](const torch::Tensor& t) { return torch::empty_like(t); }},
+           {"another tensor", [&unrelated](const torch::Tensor&) { return unrelated; }}}) {
     CAPTURE(name);
     const auto v = exercises::view_or_copy(op, x);
     CHECK_FALSE(v.shares_storage);

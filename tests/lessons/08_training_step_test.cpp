@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "08_training_step.h"
+#include "workbook/profiler/region.h"
 
 namespace {
 
@@ -114,4 +115,14 @@ TEST_CASE("the dominant phase is whichever this run spent most in, not the usual
   const auto b = exercises::profile_training(forward_heavy, 2);
   CHECK(b.dominant == "forward");
   CHECK(b.phase_us.at("forward") >= 4000);
+  // Time spent beneath a phase counts: its total, not its self time, decides (here the forward's
+  // wait is inside a nested region, so its own self time is nearly zero).
+  auto nested_wait_us = [](int us) {
+    return [us] {
+      workbook::Region inner("inner");
+      std::this_thread::sleep_for(std::chrono::microseconds(us));
+    };
+  };
+  const exercises::TrainingStep nested{wait_us(0), nested_wait_us(4000), wait_us(1000), wait_us(300), wait_us(0)};
+  CHECK(exercises::profile_training(nested, 2).dominant == "forward");
 }

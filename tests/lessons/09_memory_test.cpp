@@ -26,7 +26,9 @@ void check_prediction(const exercises::StepShapes& s) {
   const std::int64_t measured = measured_peak(s), predicted = exercises::predict_training_peak_bytes(s);
   CAPTURE(measured);
   CAPTURE(predicted);
-  CHECK(double(predicted) == doctest::Approx(double(measured)).epsilon(0.05));
+  // 1 %: the buffers counted exactly land within a few bytes; a unit slip (KiB x 1000 is 2.3 % off)
+  // or one buffer too many is caught.
+  CHECK(double(predicted) == doctest::Approx(double(measured)).epsilon(0.01));
 }
 
 }  // namespace
@@ -41,7 +43,7 @@ TEST_CASE("the prediction holds where the model is wider than hidden") { check_p
 TEST_CASE("the prediction holds where the weights outweigh the activations") { check_prediction({16, 256, 512}); }
 
 // Hidden 16x the model width: a node's frees that are off by one [T, hidden] buffer move the
-// peak by 7.7 %, beyond the 5 % allowed.
+// peak by 7.7 %, beyond the 1 % allowed.
 TEST_CASE("the prediction holds where hidden is much wider than the model") { check_prediction({16, 64, 1024}); }
 
 TEST_CASE("the prediction holds where the model is wide: x is an input, it gets no gradient") {

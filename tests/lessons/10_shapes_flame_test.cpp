@@ -56,6 +56,14 @@ TEST_CASE("nested ops and two steps apart: ranked by self time, share of the sel
   CHECK(c.self_us == doctest::Approx(40));
   CHECK(c.calls == 1);
   CHECK(c.share == doctest::Approx(40.0 / 160.0));
+  // The winner has a child op of its own: its self time is its total minus the child's.
+  const workbook::Profile parent_wins({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                                       op("aten::linear", 0, 60, {{16, 16}, {16, 16}, {16}}),
+                                       op("aten::addmm", 5, 15, {{16}, {16, 16}, {16, 16}})});
+  const auto w = exercises::most_expensive_shape(parent_wins);
+  CHECK(w.op == "aten::linear");
+  CHECK(w.self_us == doctest::Approx(50));
+  CHECK(w.share == doctest::Approx(50.0 / 100.0));
 }
 
 TEST_CASE("an operator need not be called aten::") {
