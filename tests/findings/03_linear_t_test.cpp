@@ -4,6 +4,7 @@
 #include "synthetic_events.h"
 #include "workbook/findings/03_linear_t.h"
 
+using testing::make_allocation;
 using testing::make_event;
 using workbook::Category;
 using workbook::Event;
@@ -11,12 +12,6 @@ using workbook::Profile;
 namespace f03 = workbook::findings03;
 
 namespace {
-
-Event allocation(std::int64_t at, std::int64_t bytes) {
-  Event e = make_event("[memory]", at, at, Category::memory);
-  e.bytes = bytes;
-  return e;
-}
 
 // Two forwards as C++'s nn::Linear runs a 2-D input: aten::t (a view) then aten::addmm, and a
 // contiguous() copy of the weight. `extra` goes into the first forward.
@@ -30,7 +25,7 @@ Profile linear_forwards(std::vector<Event> extra = {}) {
                        make_event("aten::t", 205, 215),
                        make_event("aten::addmm", 220, 290),
                        make_event("aten::contiguous", 400, 500),
-                       allocation(401, 8192),
+                       make_allocation(401, 8192),
                        make_event("aten::copy_", 410, 490)};
   for (auto& x : extra) e.push_back(std::move(x));
   return Profile(std::move(e));
@@ -67,13 +62,13 @@ TEST_CASE("W.t() is a view: NOT shown for a copy, another pointer, or unswapped 
 TEST_CASE("only views beneath aten::t: NOT shown with a copy or an allocation beneath it") {
   CHECK(f03::t_runs_only_views(linear_forwards()).holds);
   CHECK_FALSE(f03::t_runs_only_views(linear_forwards({make_event("aten::clone", 8, 12)})).holds);
-  CHECK_FALSE(f03::t_runs_only_views(linear_forwards({allocation(9, 64)})).holds);
+  CHECK_FALSE(f03::t_runs_only_views(linear_forwards({make_allocation(9, 64)})).holds);
   CHECK_FALSE(f03::t_runs_only_views(Profile({make_event("aten::addmm", 0, 10)})).holds);  // no aten::t at all
 }
 
 TEST_CASE("contiguous copies the weight: NOT shown without the copy_ or with a smaller allocation") {
   CHECK(f03::contiguous_copies_the_weight(linear_forwards(), 8192).holds);
   CHECK_FALSE(f03::contiguous_copies_the_weight(linear_forwards(), 16384).holds);
-  const Profile no_copy({make_event("aten::contiguous", 0, 10), allocation(1, 8192)});
+  const Profile no_copy({make_event("aten::contiguous", 0, 10), make_allocation(1, 8192)});
   CHECK_FALSE(f03::contiguous_copies_the_weight(no_copy, 8192).holds);
 }

@@ -5,6 +5,7 @@
 #include "synthetic_events.h"
 #include "workbook/findings/04_addmm_epilogue.h"
 
+using testing::make_allocation;
 using testing::make_event;
 using workbook::Category;
 using workbook::Event;
@@ -13,24 +14,18 @@ namespace f04 = workbook::findings04;
 
 namespace {
 
-Event allocation(std::int64_t at, std::int64_t bytes) {
-  Event e = make_event("[memory]", at, at, Category::memory);
-  e.bytes = bytes;
-  return e;
-}
-
 // Three forwards as LibTorch 1.13 runs them on the CPU; `linear_add` puts an aten::add in nn_linear.
 Profile forwards(bool linear_add = false, bool fused_copy = true, bool unfused_extra_buffer = true) {
   std::vector<Event> e{make_event("unfused", 0, 100, Category::user_annotation),
                        make_event("aten::mm", 10, 50),
-                       allocation(11, 4096),
+                       make_allocation(11, 4096),
                        make_event("aten::add", 60, 90),
                        make_event("fused", 200, 300, Category::user_annotation),
                        make_event("aten::addmm", 210, 290),
-                       allocation(211, 4096),
+                       make_allocation(211, 4096),
                        make_event("nn_linear", 400, 500, Category::user_annotation),
                        make_event("aten::addmm", 410, 490)};
-  if (unfused_extra_buffer) e.push_back(allocation(61, 4096));
+  if (unfused_extra_buffer) e.push_back(make_allocation(61, 4096));
   if (fused_copy) e.push_back(make_event("aten::copy_", 215, 230));
   if (linear_add) e.push_back(make_event("aten::add", 495, 499));
   return Profile(std::move(e));

@@ -16,6 +16,13 @@ inline workbook::Event make_event(const char* name, std::int64_t start, std::int
   return e;
 }
 
+/// A memory instant on host thread 1: `bytes` allocated (> 0) or freed (< 0) at `at` ns.
+inline workbook::Event make_allocation(std::int64_t at, std::int64_t bytes) {
+  workbook::Event e = make_event("[memory]", at, at, workbook::Category::memory);
+  e.bytes = bytes;
+  return e;
+}
+
 /// A runtime call (cudaLaunchKernel) on host thread 1 with a correlation id.
 inline workbook::Event make_launch(std::int64_t start, std::int64_t end, std::int64_t correlation) {
   workbook::Event e = make_event("cudaLaunchKernel", start, end, workbook::Category::runtime);
