@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "workbook/findings/09_memory.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/key_averages.h"
@@ -26,10 +27,8 @@ using namespace workbook;
 double mib(std::int64_t bytes) { return double(bytes) / 1048576.0; }
 
 // What one recorded forward did to live memory.
-struct ForwardMemory {
-  std::int64_t peak = 0;  // above the level at its start
-  std::int64_t kept = 0;  // still live at its end, above the level at its start
-};
+// Peak and kept bytes of one forward, above the level at its start.
+using ForwardMemory = findings09::ForwardBytes;
 
 ForwardMemory forward_memory(const std::function<torch::Tensor()>& forward) {
   SessionOptions recording;
@@ -115,21 +114,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   row("NoGradGuard, forward as one expression", expression);
   row("NoGradGuard, statement by statement", staged);
   row("training (autograd records the graph)", training);
-  claim(expression.kept == output && staged.kept == output, "without autograd a forward keeps nothing but its output",
-        fmt::format("kept {} and {} bytes, the output is {} bytes", expression.kept, staged.kept, output));
-  const std::int64_t staged_expected = std::max(3 * activation, activation + output);
-  claim(expression.peak == 4 * activation + output && staged.peak == staged_expected,
-        "in C++ a temporary lives until the end of its full expression (the ';'): written as one expression the "
-        "forward holds the gate's output, gelu's, up's and the product together while down runs. Statement by "
-        "statement each dies once its last user has run, and the peak falls to the larger of three [T, hidden] "
-        "buffers (while mul runs) and one plus the output (while down runs)",
-        fmt::format("peaks {} = 4 x {} + {} and {} = max(3 x {}, {} + {}) bytes", expression.peak, activation, output,
-                    staged.peak, activation, activation, output));
-  claim(training.kept == 4 * activation + output,
-        "with autograd the forward keeps four [T, hidden] buffers for backward: the gate's output (gelu's "
-        "backward needs its input), gelu's and up's outputs (each factor's gradient needs the other factor) and "
-        "the product (down's weight gradient needs it)",
-        fmt::format("kept {} = 4 x {} + {} (the output) bytes", training.kept, activation, output));
+  for (const Finding& f : {findings09::no_grad_keeps_only_the_output(expression, staged, output),
+                           findings09::temporaries_live_to_the_semicolon(expression, staged, activation, output),
+                           findings09::autograd_keeps_four_buffers(training, activation, output)})
+    claim(f.holds, f.sentence, f.evidence);
 
   // 2. Training steps, allocation by allocation.
   const Profile profile = record_training_steps(model, x, target, opt.warmup, opt.steps);
@@ -142,16 +130,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
                mib(s.at_step_start), mib(s.at_forward_start), mib(s.peak_above_forward), mib(s.at_step_end));
 
   const std::int64_t gradients = 3 * hidden * dim * 4;
-  bool ends_with_gradients = true, frees_them = true;
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    ends_with_gradients = ends_with_gradients && steps[k].at_step_end - steps[k].at_forward_start == gradients;
-    if (k > 0) frees_them = frees_them && steps[k].at_forward_start - steps[k].at_step_start == -gradients;
-  }
-  claim(
-      ends_with_gradients && frees_them,
-      "a step ends holding just its three weight gradients (activations, loss buffers and the gradients of "
-      "activations are all freed), and the next step's zero_grad (set to none) frees them",
-      fmt::format("{} bytes = 3 x {} x {} x 4 at every step's end above its forward's start", gradients, hidden, dim));
+  std::vector<findings09::StepBytes> step_bytes;
+  for (const StepMemory& s : steps) step_bytes.push_back({s.at_step_start, s.at_forward_start, s.at_step_end});
+  const Finding kept = findings09::steps_keep_only_gradients(step_bytes, gradients);
+  claim(kept.holds, kept.sentence, kept.evidence);
   const StepMemory& last = steps.back();
   const Event& last_step = profile[last.step];
   fmt::print(
@@ -172,11 +154,11 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   const std::string peak_where = where(profile, *step_peak);
   const std::string peak_phase = phase_at(profile, last.step, profile[*step_peak].start_ns);
   fmt::print("small records (< 1 KiB: scalars) are left out of this list, not out of the sums\n");
-  claim(peak_phase == "backward",
-        "the step's peak comes in backward, not at the end of the forward: backward allocates gradients while "
-        "the saved activations are still alive and frees each saved buffer only once its node has run",
-        fmt::format("peak {:.3f} MiB above the forward's start, reached by {} in {}; the forward ended at {:.3f} MiB",
-                    mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
+  const Finding in_backward = findings09::peak_in_backward(
+      peak_phase, fmt::format("peak {:.3f} MiB above the forward's start, reached by {} in {}; the forward ended at "
+                              "{:.3f} MiB",
+                              mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
+  claim(in_backward.holds, in_backward.sentence, in_backward.evidence);
   if (steps.size() > 1) {
     const std::int64_t first_frees = steps[0].at_forward_start - steps[0].at_step_start;
     const std::int64_t later_frees = steps[1].at_forward_start - steps[1].at_step_start;
@@ -202,14 +184,8 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   const KeyAverages averages(profile);
   const std::string table = averages.table("self_cpu_memory_usage", 12);
   fmt::print("\nkey_averages sorted by self_cpu_memory_usage (Python's sort_by=\"self_cpu_memory_usage\"):\n{}", table);
-  const KeyAverage* releasing = averages.find("autograd::engine::evaluate_function: MulBackward0");
-  const KeyAverage* allocating = averages.find("aten::mul");
-  claim(releasing && allocating && releasing->self_cpu_memory_bytes < 0 && allocating->self_cpu_memory_bytes > 0,
-        "Self CPU Mem nets each op's own allocations against its own frees: the autograd node that frees the "
-        "buffers it saved shows negative bytes (below the rows printed), the ops that allocate show positive ones",
-        fmt::format("Self CPU Mem: autograd::engine::evaluate_function: MulBackward0 {}, aten::mul {}",
-                    releasing ? format_memory(releasing->self_cpu_memory_bytes) : "no row",
-                    allocating ? format_memory(allocating->self_cpu_memory_bytes) : "no row"));
+  const Finding nets = findings09::self_memory_nets(averages);
+  claim(nets.holds, nets.sentence, nets.evidence);
   auto files = write_outputs(profile, averages, table, opt.out, opt.tag(), "Lesson 09 · memory · " + opt.tag());
   print_written(files);
   fmt::print("{}\n", (opt.out / "memory.svg").string());
