@@ -4,14 +4,17 @@
 // queue, a verdict per step); --svg also writes the per-step utilisation figure.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/format.h"
 #include "workbook/profiler/gpu_analysis.h"
 #include "workbook/profiler/key_averages.h"
 
@@ -49,7 +52,8 @@ int main(int argc, char** argv) {
         // The whole text must be an integer: "5abc" and "1e3" are mistakes, not 5 and 1.
         const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), limit);
         if (value.empty() || error != std::errc() || end != value.data() + value.size()) {
-          fmt::print(stderr, "workbook trace: --limit takes a whole number of rows, 0 for all (got '{}')\n", value);
+          fmt::print(stderr, "workbook trace: --limit takes a whole number of rows, 0 for all (got '{}')\n",
+                     workbook::printable(value));
           return 2;
         }
       }
@@ -59,7 +63,7 @@ int main(int argc, char** argv) {
       fmt::print(stderr,
                  "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] "
                  "[--json] [--gpu] [--svg OUT])\n",
-                 arg);
+                 workbook::printable(arg));
       return 2;
     }
   }
@@ -73,7 +77,19 @@ int main(int argc, char** argv) {
     // Every flag is checked before anything is read or written.
     (void)workbook::KeyAverages(workbook::Profile{}).sorted(sort_by);  // throws on an unknown key
   } catch (const std::exception& e) {
-    fmt::print(stderr, "workbook trace: --sort: {}\n", e.what());
+    fmt::print(stderr, "workbook trace: --sort: {}\n", workbook::printable(e.what()));
+    return 2;
+  }
+  for (const auto& [flag, value] : {std::pair{"--svg", &svg}, {"--under", &under}}) {
+    if (std::find(argv + 1, argv + argc, std::string(flag)) != argv + argc && value->empty()) {
+      fmt::print(stderr, "workbook trace: {} needs a value (got an empty one)\n", flag);
+      return 2;
+    }
+  }
+  std::error_code same_error;
+  if (!svg.empty() && std::filesystem::equivalent(svg, file, same_error)) {
+    fmt::print(stderr, "workbook trace: --svg {} is the input trace itself: not overwritten\n",
+               workbook::printable(svg));
     return 2;
   }
   try {
@@ -81,10 +97,17 @@ int main(int argc, char** argv) {
     if (profile.empty()) {
       fmt::print(stderr,
                  "workbook trace: {}: the trace holds no complete events ('X', 'B'/'E' pairs or memory instants)\n",
-                 file);
+                 workbook::printable(file));
       return 2;
     }
-    if (!under.empty()) profile = workbook::subtrees(profile, under);
+    if (!under.empty()) {
+      profile = workbook::subtrees(profile, under);
+      if (profile.empty()) {
+        fmt::print(stderr, "workbook trace: no event named '{}' in {}\n", workbook::printable(under),
+                   workbook::printable(file));
+        return 2;
+      }
+    }
     if (gpu || !svg.empty()) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
       if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));
@@ -100,7 +123,7 @@ int main(int argc, char** argv) {
     options.row_limit = limit;
     fmt::print("{}", json ? averages.to_json(options) : averages.table(options));
   } catch (const std::exception& e) {
-    fmt::print(stderr, "workbook trace: {}\n", e.what());
+    fmt::print(stderr, "workbook trace: {}\n", workbook::printable(e.what()));
     return 2;
   }
   return stdout_written();

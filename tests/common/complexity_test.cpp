@@ -11,6 +11,8 @@
 #include "workbook/profiler/gpu_analysis.h"
 #include "workbook/profiler/key_averages.h"
 
+#include <string>
+
 using testing::make_device_work;
 using testing::make_event;
 using testing::make_launch;
@@ -63,6 +65,43 @@ TEST_SUITE("timing") {
     const double took = seconds_since(start);
     CHECK(p.merged_duplicates() == 0);  // many children: none is an only child
     CHECK(averages.rows().at(0).count == 200001);
+    CAPTURE(took);
+    CHECK(took < 2.0);
+  }
+}
+
+TEST_SUITE("timing") {
+  TEST_CASE("shapes a fresh attack found quadratic stay near-linear: shared External ids, folds, many devices") {
+    const int n = 40000;
+    std::vector<Event> shared_id, fold_chain, device_steps;
+    for (int i = 0; i < n; ++i) {
+      Event op = make_event("aten::mm", 10 * i, 10 * i + 5);
+      op.external_id = 1;  // every op and kernel share one id
+      shared_id.push_back(op);
+      Event kernel = make_device_work("k", 10 * i + 1, 10 * i + 3, 7);
+      kernel.external_id = 1;
+      shared_id.push_back(kernel);
+      fold_chain.push_back(make_event("A", i, 4 * n - i));  // nested same-name ops, each with a memory instant
+      Event memory = make_event("[memory]", i, i, Category::memory);
+      memory.bytes = 8;
+      fold_chain.push_back(memory);
+      device_steps.push_back(
+          make_event(("ProfilerStep#" + std::to_string(i)).c_str(), 10 * i, 10 * i + 9, Category::user_annotation));
+      Event on_own_device = make_device_work("k", 10 * i + 1, 10 * i + 3, 7);
+      on_own_device.device_index = i;  // a device per step
+      device_steps.push_back(on_own_device);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Profile a(std::move(shared_id));
+    const Profile b(std::move(fold_chain));
+    const Profile c(std::move(device_steps));
+    const auto gpu = workbook::analyze_gpu(c);
+    const std::string svg = workbook::gpu_utilisation_svg(gpu, "t");
+    const double took = seconds_since(start);
+    CHECK(a.kernels(a.find("aten::mm").back()).size() == std::size_t(n));  // the last op with the id takes them
+    CHECK(b.merged_duplicates() == std::size_t(n - 1));
+    CHECK(gpu.steps.at(123).devices.size() == 1);  // idle devices have no row in a step
+    CHECK(svg.size() < 2'000'000);                 // a figure, not a dump: 64 steps, 16 devices
     CAPTURE(took);
     CHECK(took < 2.0);
   }

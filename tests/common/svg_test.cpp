@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "workbook/profiler/format.h"
 #include "workbook/profiler/svg.h"
 
 TEST_CASE("a timeline has a box per event, escaped names and the title") {
@@ -46,4 +47,13 @@ TEST_CASE("a log-log line plot has a polyline per series, a legend and both axes
   CHECK(svg.find(">1000</text>") != std::string::npos);  // the log axis reaches the next power of ten
   CHECK(svg.find("stroke-dasharray") != std::string::npos);
   CHECK(svg.find("nan") == std::string::npos);
+}
+
+TEST_CASE("printable writes control characters, C1 controls and bidi overrides out") {
+  CHECK(workbook::printable("a\x1b[2Jb\n") == "a\\x1b[2Jb\\x0a");
+  CHECK(workbook::printable("x\xC2\x9B"
+                            "31m") == "x\\u{009b}31m");
+  CHECK(workbook::printable("\xE2\x80\xAE"
+                            "evil") == "\\u{202e}evil");
+  CHECK(workbook::printable("caf\xC3\xA9 \xE2\x80\x94 ok") == "caf\xC3\xA9 \xE2\x80\x94 ok");  // ordinary UTF-8 stays
 }

@@ -162,7 +162,19 @@ if [ "$status" -ne 2 ] || ! printf '%s\n' "$err" | tail -n 1 | grep -qF "64_floa
 fi
 [ -L "$work/out/01_matmul_add/64_float32_cpu.svg" ] || { echo "FAIL: a lesson replaced a symlink"; failures=$((failures + 1)); }
 [ ! -e "$work/out/01_matmul_add/64_float32_cpu.json" ] || { echo "FAIL: a lesson wrote part of its set"; failures=$((failures + 1)); }
+cp "$work/ok.json" "$work/same.json"
+expect "is the input trace itself" "$tool" "$work/same.json" --gpu --svg "$work/same.json"
+expect "no event named 'nomatch'" "$tool" "$work/ok.json" --under nomatch
+expect "--svg needs a value" "$tool" "$work/ok.json" --svg ""
+expect "--under needs a value" "$tool" "$work/ok.json" --under ""
 # Output that cannot be written is a failure, not success.
+checked=$((checked + 1))
+if "$(lesson 02)" --from-trace "$root/tests/data/traces/rocm_minitoy_train.json" --out "$work/out" >/dev/full 2>/dev/null; then
+  echo "FAIL: lesson02 --from-trace > /dev/full exited 0"
+  failures=$((failures + 1))
+fi
+checked=$((checked + 1))
+if "$(lesson 01)" --help >/dev/full 2>/dev/null; then echo "FAIL: lesson01 --help > /dev/full exited 0"; failures=$((failures + 1)); fi
 checked=$((checked + 1))
 if "$tool" "$work/ok.json" >/dev/full 2>/dev/null; then echo "FAIL: trace > /dev/full exited 0"; failures=$((failures + 1)); fi
 checked=$((checked + 1))

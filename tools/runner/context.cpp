@@ -1,4 +1,5 @@
 #include "context.h"
+#include "workbook/profiler/atomic_file.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -90,9 +91,11 @@ void choose_blas_kernel(const Context& c) {
     words >> choice;
     const auto kind = fs::symlink_status(cache, ec);
     if (fs::is_directory(c.progress.dir(), ec) && (!fs::exists(kind) || fs::is_regular_file(kind))) {
-      const fs::path tmp = cache.string() + ".tmp." + std::to_string(::getpid());
-      std::ofstream(tmp) << nlohmann::json{{"key", key}, {"choice", choice}}.dump() << "\n";
-      fs::rename(tmp, cache, ec);
+      try {
+        workbook::write_file_atomically(cache, nlohmann::json{{"key", key}, {"choice", choice}}.dump() + "\n");
+      } catch (const std::exception&) {
+        // only a cache: the next run asks the probe again
+      }
     }
     if (!choice.empty())
       fmt::print(

@@ -15,6 +15,7 @@
 #include "process.h"
 #include "text_file.h"
 #include "usage_error.h"
+#include "workbook/profiler/atomic_file.h"
 
 namespace runner {
 namespace fs = std::filesystem;
@@ -183,13 +184,11 @@ int reset_exercise(const Context& c, const Arguments& a) {
   if (rev.empty()) throw UsageError("reset needs the workbook's git history (clone it with git)");
   const auto [status, text] = capture_process({"git", "-C", git_dir, "show", rev + ":" + file});
   if (status != 0) throw UsageError(fmt::format("{} is not in {}", file, rev));
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw UsageError(fmt::format("cannot write {}", tmp.string()));
+  try {
+    workbook::write_file_atomically(path, text);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
   }
-  fs::rename(tmp, path);
   set_done(c, l, false);
   fmt::print("exercise {} reset: {} is the stub again\n", l.number, file);
   return 0;

@@ -1,4 +1,5 @@
 #include "progress.h"
+#include "workbook/profiler/atomic_file.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -83,17 +84,11 @@ void ProgressStore::update(const std::function<void(Progress&)>& change) const {
   const FileLock lock(dir_ / "progress.lock");
   Progress p = load();
   change(p);
-  const fs::path tmp = dir_ / fmt::format("progress.json.tmp.{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << progress_text(p);
-    if (!out.flush()) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw UsageError(fmt::format("cannot save progress in {}", dir_.string()));
-    }
+  try {
+    workbook::write_file_atomically(dir_ / "progress.json", progress_text(p));
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("cannot save progress: {}", e.what()));
   }
-  fs::rename(tmp, dir_ / "progress.json");
 }
 
 }  // namespace runner

@@ -8,11 +8,13 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/format.h"
 
 namespace workbook {
 
@@ -20,10 +22,18 @@ namespace {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// 0 when everything printed reached stdout; else one line and 1: output cut short (a full disk, a
+// closed pipe) must not look like success.
+int stdout_status(const std::string& program) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+  fmt::print(stderr, "{}: could not write the output\n", program);
+  return 1;
+}
+
 }  // namespace
 
 void usage_error(const std::string& program, const std::string& message) {
-  fmt::print(stderr, "{}: {}\n", program, message);
+  fmt::print(stderr, "{}: {}\n", program, printable(message));
   std::exit(2);
 }
 
@@ -58,7 +68,7 @@ std::int64_t size_flag(const std::string& program, const std::string& flag, cons
 
 int run_reporting_errors(const std::string& program, const std::function<int()>& body) {
   try {
-    const int status = body();
+    const int status = body() | stdout_status(program);
     const char* strict = std::getenv("WORKBOOK_STRICT_CLAIMS");
     if (status == 0 && claims_not_shown() > 0 && strict && std::string(strict) == "1") {
       fmt::print(stderr, "{}: {} of the lesson's claims were not shown by this run\n", program, claims_not_shown());
@@ -66,17 +76,17 @@ int run_reporting_errors(const std::string& program, const std::function<int()>&
     }
     return status;
   } catch (const TraceError& e) {  // a trace given as input (lesson 02's --from-trace) that cannot be read
-    fmt::print(stderr, "{}: {}\n", program, e.what());
+    fmt::print(stderr, "{}: {}\n", program, printable(e.what()));
     return 2;
   } catch (const std::invalid_argument& e) {  // bad input met while running: an output path that is not a file
-    fmt::print(stderr, "{}: {}\n", program, e.what());
+    fmt::print(stderr, "{}: {}\n", program, printable(e.what()));
     return 2;
   } catch (const c10::Error& e) {
     // LibTorch's message runs on with a C++ backtrace: its first line says what went wrong.
-    fmt::print(stderr, "{}: {}\n", program, first_line(e.what_without_backtrace()));
+    fmt::print(stderr, "{}: {}\n", program, printable(first_line(e.what_without_backtrace())));
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "{}: {}\n", program, first_line(e.what()));
+    fmt::print(stderr, "{}: {}\n", program, printable(first_line(e.what())));
     return 1;
   }
 }
@@ -165,7 +175,7 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     fmt::print("{}", app.help());
-    std::exit(0);
+    std::exit(stdout_status(d.program));
   } catch (const CLI::ParseError& e) {
     usage_error(d.program, e.what());
   }

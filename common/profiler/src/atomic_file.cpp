@@ -1,6 +1,7 @@
 #include "workbook/profiler/atomic_file.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -36,7 +37,7 @@ extern "C" void remove_in_flight_and_die(int signal) {
 // handles SIGINT itself keeps its handler).
 void install_cleanup_once() {
   static const bool installed = [] {
-    for (int signal : {SIGINT, SIGTERM}) {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
       struct sigaction current {};
       if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
         std::signal(signal, remove_in_flight_and_die);
@@ -88,12 +89,28 @@ void check_target(const fs::path& path) {
   }
 }
 
-fs::path temporary_beside(const fs::path& path) { return path.string() + ".tmp." + std::to_string(::getpid()); }
+// A new temporary file beside `path`, created exclusively with an unpredictable name (mkstemp: a
+// name planted in advance, a symlink among them, is never opened), readable as a plain file would
+// be (0666 less the umask). Returns its path and an open descriptor.
+std::pair<fs::path, int> create_temporary_beside(const fs::path& path) {
+  std::string name = path.string() + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  return {fs::path(name), fd};
+}
 
-// Writes and syncs `contents` to `temp`; throws naming `target`.
-void write_temporary(const fs::path& temp, const fs::path& target, std::string_view contents) {
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(errno)));
+// Writes and syncs `contents` through `fd` (then closed) to `temp`; throws naming `target`.
+void write_temporary(int fd, const fs::path& temp, const fs::path& target, std::string_view contents) {
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (!f) {
+    ::close(fd);
+    std::error_code ec;
+    fs::remove(temp, ec);
+    throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(errno)));
+  }
   bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
   ok = (std::fflush(f) == 0) && ok;
   ok = (::fsync(::fileno(f)) == 0) && ok;
@@ -113,9 +130,9 @@ void remove_partial_files_on_interrupt() { install_cleanup_once(); }
 void write_file_atomically(const fs::path& path, std::string_view contents) {
   check_target(path);
   install_cleanup_once();
-  const fs::path temp = temporary_beside(path);
+  const auto [temp, fd] = create_temporary_beside(path);
   const InFlight guard(temp.string());
-  write_temporary(temp, path, contents);
+  write_temporary(fd, temp, path, contents);
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     std::error_code ec;
@@ -132,10 +149,10 @@ FileSet::~FileSet() {
 void FileSet::stage(const fs::path& path, std::string_view contents) {
   check_target(path);
   install_cleanup_once();
-  const fs::path temp = temporary_beside(path);
+  const auto [temp, fd] = create_temporary_beside(path);
   guards_.push_back(std::make_shared<InFlight>(temp.string()));  // the handler removes it until commit
   staged_.emplace_back(temp, path);
-  write_temporary(temp, path, contents);
+  write_temporary(fd, temp, path, contents);
 }
 
 void FileSet::commit() {

@@ -24,12 +24,23 @@ std::string format_memory(std::int64_t bytes) {
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f)
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const auto next = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0; };
+    if (byte < 0x20 || byte == 0x7f) {
       out += fmt::format("\\x{:02x}", byte);
-    else
-      out += c;
+    } else if (byte == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) {
+      // C1 controls (U+0080..U+009F): U+009B starts a terminal escape like ESC [ does.
+      out += fmt::format("\\u{{{:04x}}}", next(1));
+      i += 1;
+    } else if (byte == 0xE2 && ((next(1) == 0x80 && next(2) >= 0xAA && next(2) <= 0xAE) ||
+                                (next(1) == 0x81 && next(2) >= 0xA6 && next(2) <= 0xA9))) {
+      // Bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069) reorder what follows.
+      out += fmt::format("\\u{{{:04x}}}", 0x2000 | ((next(1) & 0x3F) << 6) | (next(2) & 0x3F));
+      i += 2;
+    } else {
+      out += text[i];
+    }
   }
   return out;
 }

@@ -56,7 +56,8 @@ Union union_of(std::vector<std::pair<std::int64_t, std::int64_t>> spans, std::in
 
 double fraction(std::int64_t part, std::int64_t whole) { return whole > 0 ? double(part) / double(whole) : 0.0; }
 
-// Every device in `devices` gets a row, busy or not; `work` is the device work to count.
+// Every device in `devices` gets a row, busy or not, and every device with work in the window;
+// `work` is the device work to count.
 std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventId>& work, std::int64_t from,
                                       std::int64_t to, const std::vector<std::int64_t>& devices) {
   std::map<std::int64_t, std::vector<EventId>> by_device;
@@ -201,7 +202,7 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     StepUse step;
     step.name = s.name;
     step.window_ns = s.duration_ns();
-    step.devices = devices_within(p, work_in_step[k], s.start_ns, s.end_ns, devices);
+    step.devices = devices_within(p, work_in_step[k], s.start_ns, s.end_ns, {});  // devices with work in it
     double busiest = 0;
     for (const auto& d : step.devices) busiest = std::max(busiest, d.busy_fraction);
     // A step that gave the GPU nothing to do says nothing about which side bound it.
@@ -292,21 +293,26 @@ std::string gpu_analysis_json(const GpuAnalysis& a) {
 }
 
 std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) {
-  // Columns: the whole trace, then each step. Rows: each device, then its streams.
+  // Columns: the whole trace, then each step. Rows: each device, then its streams. A figure to
+  // read, not a dump: at most kMaxSteps steps and kMaxDevices devices (the first), said in a note.
+  constexpr std::size_t kMaxSteps = 64, kMaxDevices = 16;
   struct Row {
     std::string label;
     std::vector<double> cells;
   };
+  const std::size_t steps_shown = std::min(a.steps.size(), kMaxSteps),
+                    devices_shown = std::min(a.devices.size(), kMaxDevices);
   std::vector<std::string> columns{"whole trace"};
-  for (const auto& s : a.steps) columns.push_back(s.name);
+  for (std::size_t k = 0; k < steps_shown; ++k) columns.push_back(a.steps[k].name);
   std::vector<Row> rows;
-  for (const auto& d : a.devices) {
+  for (std::size_t dev = 0; dev < devices_shown; ++dev) {
+    const DeviceUse& d = a.devices[dev];
     Row device{fmt::format("GPU {}", d.device), {d.busy_fraction}};
     std::map<std::uint64_t, Row> streams;
     for (const auto& s : d.streams) streams[s.stream] = Row{fmt::format("  stream {}", s.stream), {s.busy_fraction}};
-    for (const auto& step : a.steps) {
+    for (std::size_t k = 0; k < steps_shown; ++k) {
       const DeviceUse* in_step = nullptr;
-      for (const auto& sd : step.devices)
+      for (const auto& sd : a.steps[k].devices)
         if (sd.device == d.device) in_step = &sd;
       device.cells.push_back(in_step ? in_step->busy_fraction : 0.0);
       for (auto& [id, row] : streams) {
@@ -328,8 +334,12 @@ std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) 
       "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"22\" font-size=\"14\" font-weight=\"bold\">{3}</text>\n"
       "<text x=\"{2}\" y=\"40\" fill=\"#555\">GPU busy fraction (kernels, copies, fills) per window; darker is "
-      "busier</text>\n",
-      width, height, left, svg_escape(title));
+      "busier{4}</text>\n",
+      width, height, left, svg_escape(title),
+      steps_shown < a.steps.size() || devices_shown < a.devices.size()
+          ? fmt::format(" (the first {} of {} steps, {} of {} devices)", steps_shown, a.steps.size(), devices_shown,
+                        a.devices.size())
+          : std::string());
   for (std::size_t c = 0; c < columns.size(); ++c)
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                        left + label_w + int(c) * cell_w + cell_w / 2, top - 6, svg_escape(columns[c]));

@@ -82,14 +82,16 @@ void Profile::link_device_work() {
   // runtime call (what Kineto's linked activity is when Python records). Without a launch in the
   // trace, it belongs to the op with its External id.
   std::unordered_map<std::int64_t, EventId> launch_by_correlation;
-  std::unordered_map<std::int64_t, std::vector<EventId>> ops_by_external_id;
+  // One op per External id, the last recorded (as a Python dict keyed by the id would keep): ids
+  // shared by many ops in a corrupt trace must not hand every kernel to every op.
+  std::unordered_map<std::int64_t, EventId> op_by_external_id;
   for (EventId id = 0; id < events_.size(); ++id) {
     const Event& e = events_[id];
     if (!e.on_host()) continue;
     if (e.category == Category::runtime) {
       if (e.correlation != 0) launch_by_correlation.emplace(e.correlation, id);
     } else if (e.external_id != 0) {
-      ops_by_external_id[e.external_id].push_back(id);
+      op_by_external_id[e.external_id] = id;
     }
   }
   for (EventId id = 0; id < events_.size(); ++id) {
@@ -104,9 +106,8 @@ void Profile::link_device_work() {
       if (owner) kernels_[*owner].push_back(id);
       continue;
     }
-    auto ops = e.external_id != 0 ? ops_by_external_id.find(e.external_id) : ops_by_external_id.end();
-    if (ops != ops_by_external_id.end())
-      for (EventId op : ops->second) kernels_[op].push_back(id);
+    auto op = e.external_id != 0 ? op_by_external_id.find(e.external_id) : op_by_external_id.end();
+    if (op != op_by_external_id.end()) kernels_[op->second].push_back(id);
   }
   // Device activity joined its launch's children after the launch's host children: restore order.
   for (auto& kids : children_)
@@ -121,22 +122,25 @@ void Profile::merge_duplicates() {
     if (parent_[id] && events_[id].on_host()) ++host_children[*parent_[id]];
   // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
   // takes its children and its kernels. Parents come before children, so chains fold upwards.
-  std::vector<bool> removed(events_.size(), false);
+  std::vector<bool> removed(events_.size(), false), took_children(events_.size(), false);
   for (EventId id = 0; id < events_.size(); ++id) {
     const auto p = parent_[id];
     if (!p || !events_[id].on_host() || host_children[*p] != 1 || events_[*p].name != events_[id].name) continue;
     removed[id] = true;
     ++merged_;
     host_children[*p] = host_children[id];
-    auto& siblings = children_[*p];
-    siblings.erase(std::find(siblings.begin(), siblings.end(), id));
+    // The folded child stays in its parent's list until the remap below drops every removed id,
+    // and each list that took children is sorted once at the end: erasing and sorting at every fold
+    // made a chain of folds that each bring a memory instant or a kernel quadratic.
     for (EventId c : children_[id]) parent_[c] = *p;
-    siblings.insert(siblings.end(), children_[id].begin(), children_[id].end());
-    std::sort(siblings.begin(), siblings.end());
+    children_[*p].insert(children_[*p].end(), children_[id].begin(), children_[id].end());
+    took_children[*p] = true;
     kernels_[*p] = std::move(kernels_[id]);
     children_[id].clear();
   }
   if (merged_ == 0) return;
+  for (EventId id = 0; id < events_.size(); ++id)
+    if (took_children[id]) std::sort(children_[id].begin(), children_[id].end());
   std::vector<EventId> new_id(events_.size());
   EventId next = 0;
   for (EventId id = 0; id < events_.size(); ++id) new_id[id] = removed[id] ? 0 : next++;

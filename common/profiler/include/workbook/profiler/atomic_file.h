@@ -19,9 +19,9 @@ class UnsafeTarget : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Writes `contents` to a temporary file beside `path`, then renames it over `path`, so an
-/// interrupted run leaves either the old file or the new one (SIGINT and SIGTERM remove the
-/// temporary). Creates missing parent folders. Throws UnsafeTarget when `path` exists and is not
+/// Writes `contents` to a temporary file beside `path` (created exclusively, under a name no one
+/// can plant in advance), then renames it over `path`, so an interrupted run leaves either the old
+/// file or the new one (SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove the temporary). Creates missing parent folders. Throws UnsafeTarget when `path` exists and is not
 /// a regular file, std::runtime_error naming the path when any step fails (and removes the
 /// temporary).
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
@@ -46,7 +46,7 @@ class FileSet {
   std::vector<std::shared_ptr<void>> guards_;  // each temporary's registration with the interrupt handler
 };
 
-/// Makes SIGINT and SIGTERM remove the temporary files of writes in progress before the process
+/// Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGPIPE remove the temporary files of writes in progress before the process
 /// ends, so that Ctrl-C never leaves a partial file behind. Writes install it themselves where the
 /// signals still have their default action; lessons call it at start-up.
 void remove_partial_files_on_interrupt();

@@ -42,7 +42,8 @@ Profile parse_chrome_trace(std::string_view json, const std::string& source = "t
 
 /// How much of a pipe or device `load_chrome_trace` reads before it gives up (a stream that never
 /// ends); a regular file is read whole, whatever its size.
-inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t(16) << 30;
+/// (Its events take about 2.5 times its size in memory.)
+inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t(2) << 30;
 
 /// Reads and parses a trace file, a pipe (`<(zcat t.json.gz)`) or a device as a stream, in blocks.
 /// Throws TraceError naming the file, also when a stream passes `max_stream_bytes`.

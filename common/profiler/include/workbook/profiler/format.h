@@ -13,8 +13,9 @@ namespace workbook {
 std::string format_time_us(double us);
 /// Python's `_format_memory`: "512 b", "16.00 Kb", "1.50 Mb", "2.00 Gb".
 std::string format_memory(std::int64_t bytes);
-/// The text with its control characters (bytes below 0x20, and 0x7f) written as `\xNN`: a name
-/// read from a trace can then neither move a terminal's cursor nor break a line or an XML file.
+/// The text with its control characters written out: bytes below 0x20 and 0x7f as `\xNN`, the C1
+/// controls and the bidirectional overrides as `\u{NNNN}`. A name read from a trace can then
+/// neither move a terminal's cursor, reorder a line, nor break a line or an XML file.
 std::string printable(std::string_view text);
 
 }  // namespace workbook

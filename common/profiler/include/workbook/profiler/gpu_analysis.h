@@ -54,7 +54,7 @@ struct LaunchQueue {
 struct StepUse {
   std::string name;                ///< "ProfilerStep#3"
   std::int64_t window_ns = 0;      ///< the step's duration
-  std::vector<DeviceUse> devices;  ///< per device, over the step
+  std::vector<DeviceUse> devices;  ///< per device with work in the step (an idle device has no row)
   std::string verdict;             ///< "GPU-bound", "CPU-bound (GPU idle 98%)", or "no GPU work in this step"
 };
 
