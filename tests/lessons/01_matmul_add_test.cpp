@@ -74,6 +74,12 @@ TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps")
   REQUIRE(cycles.size() == 3);
   for (const auto& c : cycles) check_cycle(c, 2);
   std::filesystem::remove_all(dir);
+  // skip_first steps come before the first cycle: the loop runs them too, and every cycle ends.
+  const auto skipped_dir = fresh_dir("skip");
+  const auto skipped = run(workbook::Schedule(0, 1, 2, 2, 3), skipped_dir);
+  REQUIRE(skipped.size() == 2);
+  for (const auto& c : skipped) check_cycle(c, 2);
+  std::filesystem::remove_all(skipped_dir);
 }
 
 TEST_CASE("each cycle's trace is on disk before the next cycle's first step starts") {

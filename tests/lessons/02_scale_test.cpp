@@ -23,7 +23,8 @@ TEST_CASE("the fit recovers an exact model and predicts its crossover") {
   CHECK(exercises::predicted_crossover(truth, 8, 4096) == 64);
   CHECK(exercises::predicted_crossover(truth, 8, 32) == 0);
   CHECK(exercises::predicted_crossover(truth, 100, 4096) == 128);
-  CHECK(exercises::predicted_crossover(truth, 8, 64) == 64);  // hi itself is in [lo, hi]
+  CHECK(exercises::predicted_crossover(truth, 8, 64) == 64);    // hi itself is in [lo, hi]
+  CHECK(exercises::predicted_crossover(truth, 100, 120) == 0);  // no power of two in [100, 120]: 128 is past hi
 }
 
 TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {

@@ -80,6 +80,15 @@ TEST_CASE("the data pointer alone would mislead: narrow is a view that starts fu
   const auto t = exercises::view_or_copy([](const torch::Tensor& a) { return a.t(); }, x);
   CHECK(t.same_data_ptr);
   CHECK(t.out_strides == std::vector<std::int64_t>{1, 64});
+  // The op runs once: its profile is the call's, not two calls'.
+  int calls = 0;
+  (void)exercises::view_or_copy(
+      [&calls](const torch::Tensor& a) {
+        ++calls;
+        return a.t();
+      },
+      x);
+  CHECK(calls == 1);
 }
 
 TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a view, two copies in a row") {

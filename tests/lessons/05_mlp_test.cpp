@@ -109,11 +109,13 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
       {make_event("mlp_forward", 0, 100000, Category::user_annotation),
        make_event("gate_proj", 0, 30000, Category::user_annotation), make_event("aten::mm", 5000, 25000),
        make_event("up_proj", 30000, 60000, Category::user_annotation), make_event("aten::mm", 35000, 55000),
-       make_event("act_mul", 60000, 70000, Category::user_annotation),
-       make_event("down_proj", 70000, 100000, Category::user_annotation), make_event("aten::mm", 72000, 97000)});
+       make_event("act_mul", 60000, 70000, Category::user_annotation), make_event("aten::gelu", 61000, 64000),
+       make_event("aten::mul", 65000, 69000), make_event("down_proj", 70000, 100000, Category::user_annotation),
+       make_event("aten::mm", 72000, 97000)});
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].self_us == doctest::Approx(10));
+  CHECK(s[2].self_us == doctest::Approx(3));  // act_mul: 10 us less both children's 3 + 4
   CHECK(s[0].gemm_share == doctest::Approx(20.0 / 30.0));
   CHECK(s[3].gemm_us == doctest::Approx(25));
   CHECK(s[3].flops == 2 * 10 * 20 * 30);

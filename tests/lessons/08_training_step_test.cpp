@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <string>
 #include <thread>
 
 #include "08_training_step.h"
@@ -89,6 +90,7 @@ TEST_CASE("five phase regions per recorded step, each holding its own work") {
 TEST_CASE("the report is what the profile says") {
   Loop loop;
   const auto report = exercises::profile_training(loop.step(), 4);
+  CHECK(report.profile.find_prefix("ProfilerStep#").size() == 4);  // the steps asked for, recorded
   REQUIRE(report.phase_us.size() == 5);
   double most = -1;
   std::string dominant;
@@ -125,4 +127,22 @@ TEST_CASE("the dominant phase is whichever this run spent most in, not the usual
   };
   const exercises::TrainingStep nested{wait_us(0), nested_wait_us(4000), wait_us(1000), wait_us(300), wait_us(0)};
   CHECK(exercises::profile_training(nested, 2).dominant == "forward");
+}
+
+TEST_CASE("the warm-up step is the first call, and every recorded step holds a whole call of each phase") {
+  // Each forward call labels itself with its number: the warm-up is call 0, the recorded steps
+  // calls 1 and 2, each inside its own step's forward region.
+  int call = 0;
+  const exercises::TrainingStep numbered{[] {}, [&call] { workbook::Region label("call#" + std::to_string(call++)); },
+                                         [] {}, [] {}, [] {}};
+  const auto report = exercises::profile_training(numbered, 2);
+  const auto& p = report.profile;
+  CHECK(p.find_prefix("ProfilerStep#").size() == 2);
+  CHECK(p.count("call#0") == 0);  // the warm-up call is not recorded
+  for (const char* name : {"call#1", "call#2"}) {
+    CAPTURE(name);
+    REQUIRE(p.count(name) == 1);
+    const auto parent = p.parent(p.find(name).at(0));
+    CHECK((parent && p[*parent].name == "forward"));
+  }
 }

@@ -39,6 +39,14 @@ TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never t
   CHECK_THROWS_AS(
       exercises::most_expensive_shape(workbook::Profile({make_event("region", 0, 10, Category::user_annotation)})),
       std::invalid_argument);
+  // Every input's shape counts, not only the first: [[8, 8], [8, 64]] is a list of its own.
+  const workbook::Profile second_differs(
+      {make_event("ProfilerStep#1", 0, 100000, Category::user_annotation), op("aten::mm", 0, 10, {{8, 8}, {8, 8}}),
+       op("aten::mm", 10, 20, {{8, 8}, {8, 8}}), op("aten::mm", 30, 55, {{8, 8}, {8, 64}})});
+  const auto d = exercises::most_expensive_shape(second_differs);
+  CHECK(d.input_shapes == "[[8, 8], [8, 64]]");
+  CHECK(d.self_us == doctest::Approx(25));
+  CHECK(d.calls == 1);
 }
 
 TEST_CASE("nested ops and two steps apart: ranked by self time, share of the self time of all events") {

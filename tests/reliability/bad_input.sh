@@ -120,7 +120,8 @@ expect "not valid JSON" "$tool" /dev/zero
 expect "UTF-8" "$tool" "$work/surrogate.json"
 expect "UTF-8" "$tool" "$work/above_10ffff.json"
 expect "UTF-8" "$tool" "$work/overlong.json"
-ln -s "$work/ok.json" "$work/link.svg"
+echo kept >"$work/other.txt"
+ln -s "$work/other.txt" "$work/link.svg"
 expect "a symlink" "$tool" "$work/ok.json" --gpu --svg "$work/link.svg"
 [ -L "$work/link.svg" ] || { echo "FAIL: --svg replaced a symlink with a file"; failures=$((failures + 1)); }
 mkfifo "$work/pipe.svg"

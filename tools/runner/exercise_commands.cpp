@@ -58,7 +58,13 @@ bool gpu_checks_pass(const Context& c, const Lesson& l) {
   const bool toolkit = c.builder.has_target(target);
   // Wherever the CUDA Toolkit is, the exercise is compiled for the device too, GPU or not: code
   // only a host can run (an exception, most of std::) fails here, not on the learner's first GPU.
-  if (toolkit && !c.builder.build({target}, learner_files(l))) return false;
+  if (toolkit && !c.builder.build({target}, learner_files(l))) {
+    fmt::print(
+        "exercise {} runs on the CPU but does not compile for the GPU (nvcc's errors above): its function "
+        "must run unchanged inside a kernel\n",
+        l.number);
+    return false;
+  }
   if (!on_path("nvidia-smi")) {
     fmt::print("(exercise {}'s GPU checks need a CUDA GPU; none here, so the CPU checks above decide{})\n", l.number,
                toolkit ? ", and the code compiled for the GPU" : "");

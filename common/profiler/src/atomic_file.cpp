@@ -125,7 +125,11 @@ void write_temporary(int fd, const fs::path& temp, const fs::path& target, std::
 
 }  // namespace
 
-void remove_partial_files_on_interrupt() { install_cleanup_once(); }
+void remove_partial_files_on_interrupt() {
+  // Asked for by a program (the lessons, at start-up): every one of these signals removes the
+  // temporaries, even one the program was started with ignored (a background job's SIGINT).
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) std::signal(signal, remove_in_flight_and_die);
+}
 
 void write_file_atomically(const fs::path& path, std::string_view contents) {
   check_target(path);
