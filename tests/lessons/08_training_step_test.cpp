@@ -106,17 +106,18 @@ TEST_CASE("the report is what the profile says") {
 }
 
 TEST_CASE("the dominant phase is whichever this run spent most in, not the usual suspect") {
-  // Phases that only wait, for known times: the answer is set by the test, milliseconds apart.
+  // Phases that only wait, for known times: the answer is set by the test, 10x apart or more, so
+  // that a loaded machine's late wake-ups (a few ms) cannot reorder them.
   auto wait_us = [](int us) { return [us] { std::this_thread::sleep_for(std::chrono::microseconds(us)); }; };
-  const exercises::TrainingStep optimizer_heavy{wait_us(0), wait_us(1000), wait_us(0), wait_us(300), wait_us(4000)};
+  const exercises::TrainingStep optimizer_heavy{wait_us(0), wait_us(2000), wait_us(0), wait_us(200), wait_us(20000)};
   const auto a = exercises::profile_training(optimizer_heavy, 2);
   CHECK(a.dominant == "optimizer");
-  CHECK(a.phase_us.at("optimizer") >= 4000);
+  CHECK(a.phase_us.at("optimizer") >= 20000);
   CHECK(a.backward_over_forward < 1);
-  const exercises::TrainingStep forward_heavy{wait_us(0), wait_us(4000), wait_us(1000), wait_us(300), wait_us(0)};
+  const exercises::TrainingStep forward_heavy{wait_us(0), wait_us(20000), wait_us(2000), wait_us(200), wait_us(0)};
   const auto b = exercises::profile_training(forward_heavy, 2);
   CHECK(b.dominant == "forward");
-  CHECK(b.phase_us.at("forward") >= 4000);
+  CHECK(b.phase_us.at("forward") >= 20000);
   // Time spent beneath a phase counts: its total, not its self time, decides (here the forward's
   // wait is inside a nested region, so its own self time is nearly zero).
   auto nested_wait_us = [](int us) {
@@ -125,7 +126,7 @@ TEST_CASE("the dominant phase is whichever this run spent most in, not the usual
       std::this_thread::sleep_for(std::chrono::microseconds(us));
     };
   };
-  const exercises::TrainingStep nested{wait_us(0), nested_wait_us(4000), wait_us(1000), wait_us(300), wait_us(0)};
+  const exercises::TrainingStep nested{wait_us(0), nested_wait_us(20000), wait_us(2000), wait_us(200), wait_us(0)};
   CHECK(exercises::profile_training(nested, 2).dominant == "forward");
 }
 

@@ -9,11 +9,13 @@ failures=0
 repeat() {
   local want=$1 k status
   shift
+  local out
   for ((k = 1; k <= runs; k++)); do
-    "$@" >/dev/null 2>&1
+    out=$("$@" 2>&1)
     status=$?
     if [ "$status" -ne "$want" ]; then
-      echo "FAIL: run $k of $(basename "$1") gave exit $status, want $want"
+      echo "FAIL: run $k of $(basename "$1") gave exit $status, want $want; what it reported:"
+      printf '%s\n' "$out" | grep -E -A4 "ERROR|wanted|TEST CASE" | head -n 20
       failures=$((failures + 1))
       return
     fi
