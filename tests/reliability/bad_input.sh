@@ -138,6 +138,16 @@ expect "more than half of this machine's memory" "$(lesson 10)" --size 8192 --di
 expect "more than half of this machine's memory" "$(lesson 05)" --dim 65536 --hidden 262144
 expect "more than half of this machine's memory" "$(lesson 06)" --dim 16384 --hidden 65536
 expect "more than half of this machine's memory" "$(lesson 08)" --dim 16384 --hidden 65536
+expect "--size" "$(lesson 01)" --size 0x10
+expect "--size" "$(lesson 01)" --size 020
+expect "--size" "$(lesson 01)" --size " 16"
+expect "--threads" "$(lesson 01)" --threads +2
+expect "--dim" "$(lesson 09)" --dim " 8"
+expect "--sizes" "$(lesson 02)" --sizes " 16,32"
+expect "--out needs a value" "$(lesson 01)" --out ""
+expect "--dtype needs a value" "$(lesson 01)" --dtype ""
+expect "--sizes needs a value" "$(lesson 02)" --sizes ""
+expect "--from-trace needs a value" "$(lesson 02)" --from-trace ""
 expect "--steps" "$(lesson 01)" --steps 5abc
 expect "--steps" "$(lesson 01)" --steps 1e3
 # A dtype the device cannot multiply in (float16 on 1.13's CPU) is one line, never a backtrace;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -46,7 +48,9 @@ std::vector<std::int64_t> parse_sizes(const std::string& text, std::int64_t max)
     std::size_t used = 0;
     long long value = 0;
     try {
-      value = std::stoll(item, &used);
+      // Decimal digits only: stoll alone takes " 16" and "+16".
+      if (std::all_of(item.begin(), item.end(), [](unsigned char c) { return std::isdigit(c); }))
+        value = std::stoll(item, &used);
     } catch (const std::exception&) {
       used = 0;
     }
@@ -155,14 +159,27 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   // LibTorch's own choice (1 on a 2-core machine), not every core: OpenBLAS runs its own thread
   // pool, and extra OpenMP workers beside it made lesson 04's GEMMs 1.5x slower on 2 cores.
   int threads = at::get_num_threads();
-  app.add_option("--size", size, fmt::format("matrix size n (1..{})", d.max_size))->capture_default_str();
+  // Whole decimal numbers without leading zeros: CLI11 alone reads "0x10" and "020" as 16 and
+  // takes " 16".
+  const CLI::Validator decimal(
+      [](std::string& text) {
+        const bool digits = !text.empty() && text.size() <= 18 && (text.size() == 1 || text[0] != '0') &&
+                            std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+        return digits ? std::string() : fmt::format("'{}' is not a whole decimal number", printable(text));
+      },
+      "DIGITS");
+  app.add_option("--size", size, fmt::format("matrix size n (1..{})", d.max_size))
+      ->capture_default_str()
+      ->check(decimal);
   app.add_option("--dtype", dtype_text,
                  "float32 | float64 | bfloat16 | float16 (default: float32 on CPU, bfloat16 on CUDA)");
   app.add_option("--device", device_text, "auto | cpu | cuda")->capture_default_str();
-  app.add_option("--steps", steps, "recorded (active) profiler steps")->capture_default_str();
-  app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str();
+  app.add_option("--steps", steps, "recorded (active) profiler steps")->capture_default_str()->check(decimal);
+  app.add_option("--warmup", warmup, "warm-up steps before recording")->capture_default_str()->check(decimal);
   app.add_option("--out", out_text, "folder for traces; the lesson writes into <out>/<slug>")->capture_default_str();
-  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)")->capture_default_str();
+  app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)")
+      ->capture_default_str()
+      ->check(decimal);
   for (const ExtraFlag& flag : d.extra) {
     if (flag.is_switch) {
       app.add_flag_callback(
@@ -179,6 +196,12 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   } catch (const CLI::ParseError& e) {
     usage_error(d.program, e.what());
   }
+  // A flag given with an empty value is a mistake, never "the default".
+  std::vector<std::pair<std::string, const std::string*>> texts{{"--dtype", &dtype_text}, {"--out", &out_text}};
+  for (const ExtraFlag& flag : d.extra)
+    if (!flag.is_switch) texts.emplace_back(flag.name, flag.value);
+  for (const auto& [flag, text] : texts)
+    if (app.count(flag) > 0 && text->empty()) usage_error(d.program, flag + " needs a value (got an empty one)");
   for (const auto& [flag, why] : d.unused_flags)
     if (app.count(flag) > 0) usage_error(d.program, fmt::format("{}: this lesson does not use it ({})", flag, why));
 
