@@ -132,17 +132,10 @@ void remove_partial_files_on_interrupt() {
 }
 
 void write_file_atomically(const fs::path& path, std::string_view contents) {
-  check_target(path);
-  install_cleanup_once();
-  const auto [temp, fd] = create_temporary_beside(path);
-  const InFlight guard(temp.string());
-  write_temporary(fd, temp, path, contents);
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::error_code ec;
-    fs::remove(temp, ec);
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(err)));
-  }
+  // A set of one file: the same checks, temporary, interrupt cleanup and rename.
+  FileSet one;
+  one.stage(path, contents);
+  one.commit();
 }
 
 FileSet::~FileSet() {
