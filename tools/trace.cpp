@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       } else {
         // The whole text must be an integer: "5abc" and "1e3" are mistakes, not 5 and 1.
         const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), limit);
-        if (value.empty() || error != std::errc() || end != value.data() + value.size()) {
+        if (value.empty() || error != std::errc() || end != value.data() + value.size() || limit < 0) {
           fmt::print(stderr, "workbook trace: --limit takes a whole number of rows, 0 for all (got '{}')\n",
                      workbook::printable(value));
           return 2;

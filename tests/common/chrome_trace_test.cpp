@@ -125,6 +125,13 @@ TEST_CASE("Python's legacy export (a bare array, string pids, no categories) loa
   CHECK(p.has_chain(0, {"aten::matmul", "aten::mm"}));
 }
 
+TEST_CASE("a UTF-8 byte order mark before the document is skipped, as JSON readers may (RFC 8259)") {
+  const Profile p =
+      workbook::parse_chrome_trace("\xef\xbb\xbf[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}]", "bom.json");
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].name == "a");
+}
+
 TEST_CASE("bad traces are errors naming the source and the problem, never crashes") {
   struct Case {
     const char* text;
@@ -144,6 +151,10 @@ TEST_CASE("bad traces are errors naming the source and the problem, never crashe
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}]", "'dur' is missing"},
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]", "negative duration"},
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1e300, \"dur\": 1}]", "out of range"},
+      {"\x1f\x8b\x08\x00", "gzip-compressed"},
+      {"{\"traceEvents\": [], \"traceEvents\": []}", "two \"traceEvents\" members"},
+      {"\xef\xbb\xbf\xef\xbb\xbf[]", "not valid JSON"},
+      {"\xef\xbb[]", "not valid JSON"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.text);

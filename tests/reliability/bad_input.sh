@@ -109,6 +109,13 @@ printf '[{"ph": "X", "name": "\xf4\x90\x80\x80", "ts": 0, "dur": 1}]' >"$work/ab
 printf '[{"ph": "X", "name": "\xe0\x80\xaf", "ts": 0, "dur": 1}]' >"$work/overlong.json"
 expect "--limit" "$tool" "$work/ok.json" --limit 5abc
 expect "--limit" "$tool" "$work/ok.json" --limit 1e3
+expect "--limit" "$tool" "$work/ok.json" --limit -3
+gzip -c "$work/ok.json" >"$work/ok.json.gz"
+expect "gzip-compressed" "$tool" "$work/ok.json.gz"
+printf '%s' '{"traceEvents": [], "traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 1}]}' >"$work/two_arrays.json"
+expect 'two "traceEvents"' "$tool" "$work/two_arrays.json"
+printf '\xef\xbb\xbf\xef\xbb\xbf{}' >"$work/two_byte_order_marks.json"
+expect "not valid JSON" "$tool" "$work/two_byte_order_marks.json"
 expect "unknown sort key 'bogus'" "$tool" "$work/ok.json" --sort bogus --svg "$work/never.svg"
 [ ! -e "$work/never.svg" ] || { echo "FAIL: --sort bogus wrote the SVG before rejecting the flag"; failures=$((failures + 1)); }
 expect "unknown sort key 'bogus'" "$tool" "$work/ok.json" --sort bogus --gpu

@@ -90,6 +90,11 @@ class TraceReader : detail::JsonCursor {
     switch (state_) {
       case State::start: {
         const char c = peek();
+        if (c == '\x1f') fail("gzip-compressed, not JSON: decompress it first (gunzip -k FILE)");
+        if (c == '\xef' && !skipped_byte_order_mark_) {  // UTF-8's, which readers may ignore (RFC 8259, 8.1)
+          skip_byte_order_mark();
+          return true;
+        }
         if (c == '[') {
           ++p_;
           root_is_array_ = saw_events_ = true;
@@ -117,6 +122,8 @@ class TraceReader : detail::JsonCursor {
         expect(':');
         skip_ws();
         if (key == "traceEvents") {
+          // Readers disagree on a repeated key (the first or the last wins): refuse to guess.
+          if (saw_events_) fail("two \"traceEvents\" members: which one is the trace?");
           if (peek() != '[') {
             skip_value();  // the whole value must be valid JSON first
             fail("\"traceEvents\" is not an array");
@@ -151,6 +158,15 @@ class TraceReader : detail::JsonCursor {
         fail(fmt::format("not valid JSON: unexpected '{}' after the end of the document", printable(*p_)));
     }
     return false;
+  }
+
+  // The three bytes EF BB BF, only at the very start of the document.
+  void skip_byte_order_mark() {
+    for (const char byte : {'\xef', '\xbb', '\xbf'}) {
+      if (peek() != byte) bad_json(fmt::format("unexpected '{}'", printable(*p_)));
+      ++p_;
+    }
+    skipped_byte_order_mark_ = true;
   }
 
   // --- trace events -------------------------------------------------------------------------
@@ -394,7 +410,8 @@ class TraceReader : detail::JsonCursor {
   }
 
   State state_ = State::start;
-  bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true;
+  bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true,
+       skipped_byte_order_mark_ = false;
   std::size_t index_ = 0;
   std::string key_scratch_;
   std::vector<Event> events_;
