@@ -31,5 +31,27 @@ printf 'x' >"$tmp/state-file"
 expect_usage_error "is not a directory" env WORKBOOK_STATE_DIR="$tmp/state-file" "$root/workbook" list
 mkdir -p "$tmp/state-dir/progress.json"
 expect_usage_error "is not a regular file" env WORKBOOK_STATE_DIR="$tmp/state-dir" "$root/workbook" hint 1
-echo "state_is_data: $((4 - failures)) passed, $failures failed"
+# A lock that cannot be taken is an error, not a silent run without it; a planted symlink is not followed.
+mkdir -p "$tmp/lock-dir/progress.lock"
+expect_usage_error "cannot lock" env WORKBOOK_STATE_DIR="$tmp/lock-dir" "$root/workbook" hint 1
+mkdir -p "$tmp/lock-link"
+ln -s "$tmp/planted" "$tmp/lock-link/progress.lock"
+expect_usage_error "cannot lock" env WORKBOOK_STATE_DIR="$tmp/lock-link" "$root/workbook" hint 1
+[ ! -e "$tmp/planted" ] || fail "the lock followed a symlink and created its target"
+
+# reset keeps the learner's version before writing the stub back (in a scratch git copy of the
+# exercise, never the learner's own files).
+scratch="$tmp/scratch"
+mkdir -p "$scratch/lessons" "$scratch/exercises"
+cp "$root/lessons/manifest.json" "$scratch/lessons/"
+cp "$root"/exercises/01_* "$scratch/exercises/"
+git -C "$scratch" init -q && git -C "$scratch" add -A &&
+  git -C "$scratch" -c user.email=t@t -c user.name=t commit -qm stubs || fail "scratch repository"
+echo "// the learner's work" >>"$scratch/exercises/01_matmul_add.cpp"
+out=$(WORKBOOK_ROOT="$scratch" WORKBOOK_BUILD_DIR="$scratch/build" WORKBOOK_STATE_DIR="$tmp/reset-state" \
+  "${WORKBOOK_BUILD_DIR:-$root/build}/tools/workbook_runner" reset 1 2>&1)
+git -C "$scratch" diff --quiet || fail "reset did not write the stub back: $out"
+grep -q "kept in" <<<"$out" || fail "reset did not say where the learner's version went: $out"
+grep -qs "the learner's work" "$tmp"/reset-state/backup/01_matmul_add.*.cpp || fail "no backup of the learner's version"
+echo "state_is_data: $((8 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

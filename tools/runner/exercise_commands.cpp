@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -173,6 +174,29 @@ int show_solution(const Context& c, const Arguments& a) {
   return 0;
 }
 
+namespace {
+
+// Copies the learner's exercise into the state folder's backup/ (named with the time) before a
+// reset overwrites it, unless it is the stub already; returns the copy's path, or none.
+fs::path keep_learners_version(const Context& c, const fs::path& exercise, const std::string& slug,
+                               const std::string& stub) {
+  const auto mine = read_file(exercise);
+  if (!mine || *mine == stub) return {};
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const fs::path backup = c.progress.dir() / "backup" / (slug + "." + stamp + ".cpp");
+  try {
+    fs::create_directories(backup.parent_path());
+    workbook::write_file_atomically(backup, *mine);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("not reset: could not keep your version first ({})", e.what()));
+  }
+  return backup;
+}
+
+}  // namespace
+
 int reset_exercise(const Context& c, const Arguments& a) {
   const Lesson& l = c.manifest.lesson(a.words.at(0));
   const std::string file = "exercises/" + l.slug + ".cpp";
@@ -190,6 +214,7 @@ int reset_exercise(const Context& c, const Arguments& a) {
   if (rev.empty()) throw UsageError("reset needs the workbook's git history (clone it with git)");
   const auto [status, text] = capture_process({"git", "-C", git_dir, "show", rev + ":" + file});
   if (status != 0) throw UsageError(fmt::format("{} is not in {}", file, rev));
+  const fs::path kept = keep_learners_version(c, path, l.slug, text);
   try {
     workbook::write_file_atomically(path, text);
   } catch (const std::exception& e) {
@@ -197,6 +222,7 @@ int reset_exercise(const Context& c, const Arguments& a) {
   }
   set_done(c, l, false);
   fmt::print("exercise {} reset: {} is the stub again\n", l.number, file);
+  if (!kept.empty()) fmt::print("your version is kept in {}\n", kept.string());
   return 0;
 }
 

@@ -68,6 +68,11 @@ void ProgressStore::check_kinds() const {
 Progress ProgressStore::load() const {
   check_kinds();
   const auto text = read_file(dir_ / "progress.json");
+  std::error_code ec;
+  // Unreadable is not missing: saving over it would lose the learner's progress.
+  if (!text && fs::exists(dir_ / "progress.json", ec))
+    throw UsageError(
+        fmt::format("cannot read {}: fix its permissions (your progress is in it)", (dir_ / "progress.json").string()));
   if (!text) return Progress{};
   std::string warning;
   Progress p = parse_progress(*text, warning);
