@@ -56,6 +56,27 @@ TEST_SUITE("timing") {
     CHECK(took < 5.0);
   }
 
+  TEST_CASE("16 000 ProfilerStep windows that all overlap each other: steps left out, said why, in near-linear time") {
+    // Every window spans every kernel: a per-step view would list steps x kernels (256M pairs).
+    const int n = 16000;
+    std::vector<Event> events;
+    for (int k = 0; k < n; ++k) {
+      events.push_back(
+          make_event(("ProfilerStep#" + std::to_string(k)).c_str(), k, 2 * n + k, Category::user_annotation));
+      events.push_back(make_device_work("k", n + k, n + k + 1, 7));
+    }
+    const Profile p(std::move(events));
+    const auto start = std::chrono::steady_clock::now();
+    const auto a = workbook::analyze_gpu(p);
+    const double took = seconds_since(start);
+    CHECK(a.steps.empty());
+    CHECK(a.steps_left_out.find("16000 ProfilerStep windows overlap each other") != std::string::npos);
+    CHECK(workbook::format_gpu_analysis(a).find("per-step rows left out") != std::string::npos);
+    CHECK(workbook::gpu_analysis_json(a).find("steps_left_out") != std::string::npos);
+    CAPTURE(took);
+    CHECK(took < 2.0);
+  }
+
   TEST_CASE("200 000 children with their parent's name fold in near-linear time") {
     std::vector<Event> events{make_event("op", 0, 10'000'000)};
     for (int i = 0; i < 200000; ++i) events.push_back(make_event("op", 10 + 40 * i, 30 + 40 * i));

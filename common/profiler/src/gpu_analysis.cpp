@@ -128,6 +128,23 @@ std::vector<std::vector<EventId>> work_per_window(const Profile& p, const std::v
   return out;
 }
 
+// How many (window, work) pairs overlap, without listing them: per window, the work that starts
+// before its end minus the work that ends by its start (binary searches over sorted starts and ends).
+std::uint64_t overlapping_pairs(const Profile& p, const std::vector<EventId>& work,
+                                const std::vector<std::pair<std::int64_t, std::int64_t>>& windows) {
+  std::vector<std::int64_t> starts, ends;
+  for (EventId id : work) starts.push_back(p[id].start_ns), ends.push_back(p[id].end_ns);
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  std::uint64_t pairs = 0;
+  for (const auto& [from, to] : windows) {
+    const auto started = std::lower_bound(starts.begin(), starts.end(), to) - starts.begin();
+    const auto ended = std::upper_bound(ends.begin(), ends.end(), from) - ends.begin();
+    if (started > ended) pairs += std::uint64_t(started - ended);
+  }
+  return pairs;
+}
+
 std::int64_t nearest_rank(const std::vector<std::int64_t>& sorted, double q) {
   if (sorted.empty()) return 0;
   std::size_t rank = std::size_t(std::ceil(q * double(sorted.size())));
@@ -196,6 +213,17 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     steps.push_back(id);
     windows.emplace_back(p[id].start_ns, p[id].end_ns);
   }
+  // Steps one after another see each activity once or twice; windows that overlap wholesale would
+  // see every activity in every step. Past that budget the per-step rows are left out, said why.
+  const std::uint64_t pairs = overlapping_pairs(p, work, windows),
+                      budget = 8 * std::uint64_t(work.size()) + 4 * std::uint64_t(windows.size()) + (1u << 20);
+  if (pairs > budget) {
+    a.steps_left_out = fmt::format(
+        "{} ProfilerStep windows overlap each other ({} step x activity pairs for {} activities): per-step rows "
+        "left out; analyse one process or thread's steps at a time",
+        windows.size(), pairs, work.size());
+    return a;
+  }
   const auto work_in_step = work_per_window(p, work, windows);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const Event& s = p[steps[k]];
@@ -239,6 +267,7 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
   out += fmt::format("\nlaunch queue (runtime call start -> device start), {} matched: median {}, p90 {}\n",
                      a.launch_queue.count, format_time_us(double(a.launch_queue.median_ns) / 1e3),
                      format_time_us(double(a.launch_queue.p90_ns) / 1e3));
+  if (!a.steps_left_out.empty()) out += "\nsteps: " + a.steps_left_out + "\n";
   if (!a.steps.empty()) out += "\nsteps:\n";
   for (const auto& s : a.steps) {
     out += fmt::format("  {:<18} {:>10}", printable(s.name), format_time_us(double(s.window_ns) / 1e3));
@@ -289,6 +318,7 @@ std::string gpu_analysis_json(const GpuAnalysis& a) {
     out["steps"].push_back(
         {{"name", s.name}, {"window_us", double(s.window_ns) / 1e3}, {"devices", devices}, {"verdict", s.verdict}});
   }
+  if (!a.steps_left_out.empty()) out["steps_left_out"] = a.steps_left_out;
   return out.dump(2) + "\n";
 }
 

@@ -64,6 +64,10 @@ struct GpuAnalysis {
   std::vector<KernelUse> kernels;  ///< by summed time, largest first
   LaunchQueue launch_queue;        ///< over the whole profile
   std::vector<StepUse> steps;      ///< one per ProfilerStep#N, in order
+  /// Why `steps` is empty although the profile has ProfilerStep#N windows ("" otherwise): windows
+  /// that overlap each other wholesale (a merged or hand-made trace) would make the per-step view
+  /// cost steps x activities.
+  std::string steps_left_out;
 };
 
 /// Busy time of the device work (kernels, copies, fills) among `ids` inside [from, to).
