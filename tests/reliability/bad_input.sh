@@ -37,6 +37,8 @@ shared_flags() {
   expect "--steps" "$l" --steps 0
   expect "--warmup" "$l" --warmup -1
   expect "--threads" "$l" --threads 0
+  expect "--threads" "$l" --threads 1024
+  expect "--steps" "$l" --steps 101
   expect "--out" "$l" --out /proc/version/x
   expect "--no-such-flag" "$l" --no-such-flag
   expect "--size" "$l" --size

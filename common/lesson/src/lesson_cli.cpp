@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
@@ -209,12 +210,17 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   o.slug = d.slug;
   if (size < 1 || size > d.max_size)
     usage_error(d.program, fmt::format("--size must be between 1 and {} (got {})", d.max_size, size));
-  if (steps < 1 || steps > 1000)
-    usage_error(d.program, fmt::format("--steps must be between 1 and 1000 (got {})", steps));
+  // Each recorded step keeps its events until the end (the articles record 3 to 5): 1000 steps of
+  // the larger lessons reached 10 GB.
+  if (steps < 1 || steps > kMaxRecordedSteps)
+    usage_error(d.program, fmt::format("--steps must be between 1 and {} (got {})", kMaxRecordedSteps, steps));
   if (warmup < 0 || warmup > 1000)
     usage_error(d.program, fmt::format("--warmup must be between 0 and 1000 (got {})", warmup));
-  if (threads < 1 || threads > 1024)
-    usage_error(d.program, fmt::format("--threads must be between 1 and 1024 (got {})", threads));
+  // More threads than 4x the cores only measures the scheduler (and 1024 of them ate the machine).
+  const int max_threads = 4 * std::max(1, int(std::thread::hardware_concurrency()));
+  if (threads < 1 || threads > max_threads)
+    usage_error(d.program, fmt::format("--threads must be between 1 and {} (4x this machine's cores; got {})",
+                                       max_threads, threads));
   o.size = size;
   o.steps = steps;
   o.warmup = warmup;

@@ -48,6 +48,9 @@ struct LessonDefaults {
   std::map<std::string, std::string> unused_flags;
 };
 
+/// The most recorded steps a lesson takes (--steps): each keeps its events until the run ends.
+inline constexpr int kMaxRecordedSteps = 100;
+
 /// The parsed flags: --size --dtype --device --steps --warmup --out --threads.
 struct LessonOptions {
   std::int64_t size = 64;                                  ///< --size
