@@ -80,9 +80,11 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
 
   const std::string stacks = collapsed_stacks_text(profile);
   const auto stacks_path = opt.out / "stacks.txt", flame_path = opt.out / "flame.svg";
-  write_file_atomically(stacks_path, stacks);
-  write_file_atomically(flame_path,
-                        flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
+  FileSet stacks_and_flame;  // one set: an interrupted run leaves both old files or both new ones
+  stacks_and_flame.stage(stacks_path, stacks);
+  stacks_and_flame.stage(flame_path,
+                         flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
+  stacks_and_flame.commit();
   const Finding format = findings10::stacks_well_formed(stacks);
   claim(format.holds, format.sentence, format.evidence);
   const auto count = std::count(stacks.begin(), stacks.end(), '\n');

@@ -208,6 +208,15 @@ if printf '%s' "$out" | grep -q $'\x1b' || ! printf '%s' "$out" | grep -qF 'k\x1
   echo "FAIL: a control character in a name reached the terminal or the SVG raw"
   failures=$((failures + 1))
 fi
+# Checking that --out is writable touches no file of the learner's (it once wrote and removed .write-check).
+checked=$((checked + 1))
+mkdir -p "$work/out/01_matmul_add"
+echo mine >"$work/out/01_matmul_add/.write-check"
+"$(lesson 01)" --size 8 --steps 1 --out "$work/out" >/dev/null 2>&1
+if [ "$(cat "$work/out/01_matmul_add/.write-check" 2>/dev/null)" != mine ]; then
+  echo "FAIL: a lesson replaced or removed a file named .write-check in its --out folder"
+  failures=$((failures + 1))
+fi
 
 echo "bad_input: $((checked - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -266,12 +267,12 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
                  4.0 * double(size) * double(size) * double(c10::elementSize(o.dtype)));
 
   o.out = std::filesystem::path(out_text) / d.slug;
-  try {
-    write_file_atomically(o.out / ".write-check", "");
-    std::filesystem::remove(o.out / ".write-check");
-  } catch (const std::exception& e) {
-    usage_error(d.program, fmt::format("--out {}: not writable ({})", out_text, e.what()));
-  }
+  // Checked without writing a file of a fixed name (which could be one of the learner's).
+  std::error_code made;
+  std::filesystem::create_directories(o.out, made);
+  if (made || ::access(o.out.c_str(), W_OK | X_OK) != 0)
+    usage_error(d.program, fmt::format("--out {}: not writable ({})", printable(out_text),
+                                       made ? made.message() : std::string(std::strerror(errno))));
   at::set_num_threads(threads);
   o.threads = at::get_num_threads();
   return o;
