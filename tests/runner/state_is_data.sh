@@ -53,5 +53,12 @@ out=$(WORKBOOK_ROOT="$scratch" WORKBOOK_BUILD_DIR="$scratch/build" WORKBOOK_STAT
 git -C "$scratch" diff --quiet || fail "reset did not write the stub back: $out"
 grep -q "kept in" <<<"$out" || fail "reset did not say where the learner's version went: $out"
 grep -qs "the learner's work" "$tmp"/reset-state/backup/01_matmul_add.*.cpp || fail "no backup of the learner's version"
-echo "state_is_data: $((8 - failures)) passed, $failures failed"
+# list: every status starts where the header's "exercise" does, however long a title is.
+WORKBOOK_STATE_DIR="$tmp/list-state" "$root/workbook" list | python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+column = lines[0].index("exercise")
+bad = [l for l in lines[1:] if not (l[column:].startswith("pending") or l[column:].startswith("done")) or l[column - 1] != " "]
+sys.exit(1 if bad or len(lines) < 2 else 0)' || fail "list: a status is out of its column"
+echo "state_is_data: $((9 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -228,11 +228,25 @@ int reset_exercise(const Context& c, const Arguments& a) {
 
 int list_lessons(const Context& c, const Arguments&) {
   const Progress p = c.progress.load();
-  fmt::print("{:<4} {:<20} {:<50} {}\n", "#", "slug", "title", "exercise");
+  // Columns as wide as their longest entry (in characters, not bytes), so no title runs into the status.
+  const auto characters = [](const std::string& s) {
+    return std::size_t(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+  };
+  std::size_t slug_width = 4, title_width = 5;
+  for (const auto& l : c.manifest.lessons()) {
+    slug_width = std::max(slug_width, characters(l.slug));
+    title_width = std::max(title_width, characters(l.title));
+  }
+  const auto row = [&](const std::string& n, const std::string& slug, const std::string& title,
+                       const std::string& status) {
+    fmt::print("{:<4} {}{} {}{} {}\n", n, slug, std::string(slug_width - characters(slug), ' '), title,
+               std::string(title_width - characters(title), ' '), status);
+  };
+  row("#", "slug", "title", "exercise");
   for (const auto& l : c.manifest.lessons()) {
     std::string status = p.done.count(l.number) ? "done" : "pending";
     if (l.needs_gpu) status += " (needs GPU)";
-    fmt::print("{:<4} {:<20} {:<50} {}\n", l.number, l.slug, l.title, status);
+    row(l.number, l.slug, l.title, status);
   }
   return 0;
 }
