@@ -50,14 +50,20 @@ double matmul_gflops(const LessonOptions& opt, std::int64_t n) {
   return 2.0 * double(n) * double(n) * double(n) / best / 1e9;
 }
 
+// The best matmul rate seen and the size it was seen at.
+struct Ceiling {
+  double gflops = 0;
+  std::int64_t n = 0;
+};
+
 // The machine's matmul ceiling: the best unprofiled rate at large sizes, whatever the sweep (a
 // BLAS is not always fastest at the largest size: caches and memory bandwidth have their say).
-std::pair<double, std::int64_t> ceiling_gflops(const LessonOptions& opt) {
-  std::pair<double, std::int64_t> best{0.0, 0};
+Ceiling ceiling_gflops(const LessonOptions& opt) {
+  Ceiling best;
   const std::int64_t largest = opt.device.is_cuda() ? 4096 : 2048;
   for (std::int64_t n = largest / 4; n <= largest; n *= 2) {
     const double g = matmul_gflops(opt, n);
-    if (g > best.first) best = {g, n};
+    if (g > best.gflops) best = {g, n};
   }
   return best;
 }
@@ -149,41 +155,72 @@ int replay(const LessonOptions& opt, const std::string& trace) {
   return 0;
 }
 
-int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool traces) {
-  print_lesson_header("Lesson 02 · Scale 64 -> 4096: overhead-bound vs compute-bound");
+// The workload: matmul + bias at every size of the sweep.
+struct Sweep {
+  std::vector<std::int64_t> sizes;
+  bool write_traces = false;
+};
+
+Sweep make_sweep(const std::vector<std::int64_t>& sizes, bool traces) {
   torch::manual_seed(0);
-  // Unprofiled matmuls at the large sizes first: they give the ceiling and bring OpenBLAS's
-  // thread pool and buffers up before anything is measured. Then one throwaway profile, since
-  // the first profile of a process pays the profiler's own start-up.
-  auto [ceiling, ceiling_n] = ceiling_gflops(opt);
-  profile_size(opt, sizes.front());
+  return {sizes, traces};
+}
+
+// Unprofiled matmuls at the large sizes first: they give the ceiling and bring OpenBLAS's
+// thread pool and buffers up before anything is measured. Then one throwaway profile, since
+// the first profile of a process pays the profiler's own start-up.
+Ceiling warm_up_and_measure_the_ceiling(const LessonOptions& opt, const Sweep& sweep) {
+  const Ceiling ceiling = ceiling_gflops(opt);
+  profile_size(opt, sweep.sizes.front());
+  return ceiling;
+}
+
+std::vector<Profile> profile_every_size(const LessonOptions& opt, const Sweep& sweep) {
+  const std::vector<std::int64_t>& sizes = sweep.sizes;
   std::vector<Profile> profiles;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     progress(i, sizes.size(), sizes[i]);
     profiles.push_back(profile_size(opt, sizes[i]));
-    if (traces) {
+    if (sweep.write_traces) {
       const std::string tag = fmt::format("{}_{}_{}", sizes[i], opt.dtype_name(), opt.device_name());
       const KeyAverages averages(profiles.back());
       write_outputs(profiles.back(), averages, averages.table("cpu_time_total", 15), opt.out, tag,
                     "Lesson 02 · n=" + tag);
     }
   }
+  return profiles;
+}
+
+// Every size's row, and the ceiling: the best rate seen, unprofiled or profiled.
+struct Measured {
+  std::vector<Row> rows;
+  Ceiling ceiling;
+};
+
+Measured split_every_step(const LessonOptions& opt, const Sweep& sweep, const std::vector<Profile>& profiles,
+                          const Ceiling& unprofiled) {
+  const std::vector<std::int64_t>& sizes = sweep.sizes;
   // The fixed cost of a step: the smallest size's step, whose arithmetic is negligible.
   const double fixed_cost = mean_step_us(profiles.front());
+  Ceiling ceiling = unprofiled;
   std::vector<Row> rows;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     rows.push_back(measure(profiles[i], sizes[i], fixed_cost));
     // The ceiling is the best rate this run saw, unprofiled or profiled, so that no size beats it.
-    if (rows.back().gflops > ceiling) std::tie(ceiling, ceiling_n) = std::make_pair(rows.back().gflops, sizes[i]);
+    if (rows.back().gflops > ceiling.gflops) ceiling = {rows.back().gflops, sizes[i]};
   }
-  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate measured in this run, at n={}, {})\n", ceiling,
-             ceiling_n, opt.dtype_name());
+  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate measured in this run, at n={}, {})\n", ceiling.gflops,
+             ceiling.n, opt.dtype_name());
   if (!opt.device.is_cuda())
     fmt::print("fixed cost of a step: {:.1f} us, the n={} step; its arithmetic needs {:.3f} us at the ceiling\n\n",
                fixed_cost, sizes.front(),
-               (2.0 * double(sizes.front()) * double(sizes.front()) * double(sizes.front())) / (ceiling * 1e3));
+               (2.0 * double(sizes.front()) * double(sizes.front()) * double(sizes.front())) / (ceiling.gflops * 1e3));
   progress(sizes.size(), sizes.size(), sizes.back());
+  return {rows, ceiling};
+}
 
+// Prints the table and returns the same rows as sweep.csv's text.
+std::string print_the_regime_table(const LessonOptions& opt, const std::vector<Row>& rows, double ceiling) {
   std::string csv = "n,step_us,ops_self_us,compute_us,overhead_us,busy_fraction,gflops,of_ceiling,regime\n";
   const bool gpu = opt.device.is_cuda();
   fmt::print("{:>6}  {:>11}  {:>11}  {:>12}  {:>11}  {:>5}  {:>9}  {:>8}  {}\n", "n", "step us", "mm+add self",
@@ -200,7 +237,10 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   }
   fmt::print("\ncrossover: {}\n", crossover ? fmt::format("n = {} is the first compute-bound size", crossover->n)
                                             : std::string("none in this range: every size is overhead-bound"));
+  return csv;
+}
 
+void explain_the_busy_fraction() {
   narrate(
       "Busy fraction = the time that grows with the work / the step's time; a size is compute-bound when "
       "it is at least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the "
@@ -211,6 +251,10 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
       "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
       "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
       "until the step is compute-bound.");
+}
+
+void compare_with_the_articles_a100(const LessonOptions& opt, double ceiling) {
+  const bool gpu = opt.device.is_cuda();
   narrate(fmt::format(
       "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
       "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, but about 1.78 ms of those 2.3 ms was a "
@@ -223,7 +267,9 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
                         "arithmetic outgrows the fixed cost at a much smaller n. The missing launch queue is not "
                         "why: it only makes the CPU's costs add up instead of overlapping.",
                         ceiling, 127e3 / ceiling, 237e3 / ceiling)));
+}
 
+void write_the_sweep_files(const LessonOptions& opt, const std::vector<Row>& rows, const std::string& csv) {
   std::vector<double> ns, step, compute, overhead, busy;
   for (const Row& r : rows) {
     ns.push_back(double(r.n));
@@ -245,6 +291,26 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   write_file_atomically(opt.out / "sweep.csv", csv);
   write_file_atomically(opt.out / "sweep.svg", svg);
   fmt::print("wrote {}\n      {}\n", (opt.out / "sweep.csv").string(), (opt.out / "sweep.svg").string());
+}
+
+int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool traces) {
+  print_lesson_header("Lesson 02 · Scale 64 -> 4096: overhead-bound vs compute-bound");
+  const Sweep sweep = make_sweep(sizes, traces);
+  // Nothing printed yet: the BLAS and the profiler warm up, and the unprofiled matmul ceiling.
+  const Ceiling unprofiled = warm_up_and_measure_the_ceiling(opt, sweep);
+  // Every size under the article's schedule; with --traces, each size's trace, table and timeline.
+  const std::vector<Profile> profiles = profile_every_size(opt, sweep);
+  // The run's ceiling and the fixed cost of a step, which every size's step is split against.
+  const Measured measured = split_every_step(opt, sweep, profiles, unprofiled);
+  const double ceiling = measured.ceiling.gflops;
+  // Size by size: the step in two parts, busy fraction, GFLOP/s, regime; then the crossover.
+  const std::string csv = print_the_regime_table(opt, measured.rows, ceiling);
+  // Why the busy fraction is the measure, and not aten::mm's self time.
+  explain_the_busy_fraction();
+  // The articles' A100 numbers at n=64 and n=4096 beside this machine's ceiling.
+  compare_with_the_articles_a100(opt, ceiling);
+  // sweep.csv and sweep.svg: step time, its two parts and the busy fraction against n.
+  write_the_sweep_files(opt, measured.rows, csv);
   return 0;
 }
 
