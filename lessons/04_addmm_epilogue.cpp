@@ -42,8 +42,16 @@ std::vector<double> interleaved_medians_us(const LessonOptions& opt, const std::
   return interleaved_median_us(work, 1, rounds);
 }
 
-int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n) {
-  print_lesson_header("Lesson 04 · The bias lives in the GEMM: addmm's epilogue");
+// The workload: y = x W^T + b with x [M, K], W [N, K], b [N], and the three forwards that compute
+// it. The forwards hold their own handles to the tensors and the Linear, so a Forwards can move.
+struct Forwards {
+  std::int64_t m = 0, k = 0, n = 0;
+  std::int64_t elem = 0;  // bytes per element of the run's dtype
+  torch::Tensor x, w, b;
+  std::vector<Variant> variants;
+};
+
+Forwards make_forwards(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n) {
   torch::manual_seed(0);
   const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
   const torch::Tensor x = torch::randn({m, k}, options), w = torch::randn({n, k}, options),
@@ -55,16 +63,21 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
     linear->weight.copy_(w);
     linear->bias.copy_(b);
   }
-  const std::vector<Variant> variants{
-      {"unfused", [&] { return torch::add(torch::mm(x, w.t()), b); }},
-      {"fused", [&] { return torch::addmm(b, x, w.t()); }},
-      {"nn_linear", [&] { return linear->forward(x); }},
+  Forwards forwards{m, k, n, std::int64_t(c10::elementSize(opt.dtype)), x, w, b, {}};
+  forwards.variants = {
+      {"unfused", [x, w, b] { return torch::add(torch::mm(x, w.t()), b); }},
+      {"fused", [x, w, b] { return torch::addmm(b, x, w.t()); }},
+      {"nn_linear", [linear = linear.ptr(), x] { return linear->forward(x); }},
   };
-  const torch::Tensor reference = variants[0].forward();
-  for (const Variant& v : variants)
+  const torch::Tensor reference = forwards.variants[0].forward();
+  for (const Variant& v : forwards.variants)
     if (!torch::allclose(v.forward(), reference, 1e-2, 1e-2))
       throw std::runtime_error(std::string(v.name) + " differs");
+  return forwards;
+}
 
+Profile profile_three_forwards(const LessonOptions& opt, const Forwards& forwards) {
+  const std::int64_t m = forwards.m, k = forwards.k, n = forwards.n;
   fmt::print("\ny = x W^T + b with x [{}, {}], W [{}, {}], b [{}] ({}, {}): three forwards per step\n", m, k, n, k, n,
              opt.dtype_name(), opt.device_name());
   SessionOptions recording;
@@ -74,19 +87,21 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
   const Schedule schedule(1, opt.warmup, opt.steps);
   Session session(schedule, recording);
   for (int step = 0; step < schedule.total_steps(); ++step) {
-    for (const Variant& v : variants) {
+    for (const Variant& v : forwards.variants) {
       Region region(v.name);
       torch::Tensor y = v.forward();
       synchronize(opt);
     }
     session.step();
   }
-  const Profile profile = session.finish();
+  return session.finish();
+}
 
-  const std::int64_t elem = std::int64_t(c10::elementSize(opt.dtype)), out_bytes = m * n * elem;
+void show_where_the_bias_goes(const LessonOptions& opt, const Forwards& forwards, const Profile& profile) {
+  const std::int64_t out_bytes = forwards.m * forwards.n * forwards.elem;
   fmt::print("\n{:<10} {:>8} {:>8} {:>8} {:>8} {:>16}\n", "forward", "addmm", "mm", "add", "copy_",
              "[M,N] allocations");
-  for (const Variant& v : variants) {
+  for (const Variant& v : forwards.variants) {
     const auto r = first_named(profile, v.name);
     std::size_t allocations = 0;
     for (auto d : profile.descendants(r))
@@ -104,8 +119,11 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
     const Finding copied = findings04::bias_copied_into_output(profile);
     claim(copied.holds, copied.sentence, copied.evidence);
   }
+}
 
-  // Bytes through memory beyond the GEMM's inputs, from the shapes, per path.
+// Bytes through memory beyond the GEMM's inputs, from the shapes, per path.
+void count_the_bytes_each_path_moves(const Forwards& forwards) {
+  const std::int64_t m = forwards.m, n = forwards.n, elem = forwards.elem;
   const double mib = double(1 << 20);
   const double unfused_bytes = double((3 * m * n + n) * elem), cpu_fused_bytes = double((3 * m * n + n) * elem),
                epilogue_bytes = double((m * n + n) * elem);
@@ -124,11 +142,16 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
       "pass over the output (its time is in the table above). On a GPU, cuBLASLt's bias epilogue adds the bias while "
       "each output tile is still in "
       "registers, so the output is stored once: that is the round trip Part 2 of the articles means.");
+}
 
-  // Timing uses preallocated outputs (the out= forms of the same ops): the allocator's page faults,
-  // large and erratic in a virtual machine, stay out of it; the profile above counts allocations.
-  const torch::Tensor wt = w.t();
-  torch::Tensor tmp = torch::empty({m, n}, options), y = torch::empty({m, n}, options);
+// Timing uses preallocated outputs (the out= forms of the same ops): the allocator's page faults,
+// large and erratic in a virtual machine, stay out of it; the profile above counts allocations.
+void time_fused_against_unfused(const LessonOptions& opt, const Forwards& forwards) {
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  const torch::Tensor &x = forwards.x, &b = forwards.b;
+  const torch::Tensor wt = forwards.w.t();
+  torch::Tensor tmp = torch::empty({forwards.m, forwards.n}, options),
+                y = torch::empty({forwards.m, forwards.n}, options);
   const std::vector<Variant> timed{
       {"unfused", [&] { return torch::add_out(y, torch::mm_out(tmp, x, wt), b); }},
       {"fused", [&] { return torch::addmm_out(y, b, x, wt); }},
@@ -139,9 +162,27 @@ int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n
       "median of {} unprofiled rounds into preallocated outputs: unfused {:.1f} us, fused {:.1f} us\n"
       "fused / unfused = {:.2f}x the time ({:.1f} us per forward)\n",
       rounds, t[0], t[1], t[1] / t[0], t[0] - t[1]);
+}
 
-  const std::string tag = fmt::format("{}x{}x{}_{}_{}", m, k, n, opt.dtype_name(), opt.device_name());
+void write_the_reports(const LessonOptions& opt, const Forwards& forwards, const Profile& profile) {
+  const std::string tag =
+      fmt::format("{}x{}x{}_{}_{}", forwards.m, forwards.k, forwards.n, opt.dtype_name(), opt.device_name());
   report_profile(profile, opt.device.is_cuda(), opt.out, tag, "Lesson 04 · addmm's epilogue · " + tag);
+}
+
+int run(const LessonOptions& opt, std::int64_t m, std::int64_t k, std::int64_t n) {
+  print_lesson_header("Lesson 04 · The bias lives in the GEMM: addmm's epilogue");
+  const Forwards forwards = make_forwards(opt, m, k, n);
+  // The shapes, then unfused, fused and nn::Linear, each in its own region, every step.
+  const Profile profile = profile_three_forwards(opt, forwards);
+  // Per forward, the ops and the [M, N] allocations: where the bias is added and what that costs.
+  show_where_the_bias_goes(opt, forwards, profile);
+  // From the shapes: the bytes through memory of each path, and why CPU addmm moves as many.
+  count_the_bytes_each_path_moves(forwards);
+  // Unprofiled, into preallocated outputs: fused against unfused time.
+  time_fused_against_unfused(opt, forwards);
+  // The statistics table, the trace and the timeline.
+  write_the_reports(opt, forwards, profile);
   return 0;
 }
 
