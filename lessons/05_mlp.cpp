@@ -61,20 +61,40 @@ bool is_elementwise(const std::string& name) {
          name == "aten::add_";
 }
 
-int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim, std::int64_t hidden) {
-  print_lesson_header("Lesson 05 · The MLP");
-  torch::manual_seed(0);
-  Mlp mlp(geglu, dim, hidden);
-  mlp->to(opt.device, opt.dtype);
-  torch::NoGradGuard inference;
-  const auto x = geglu
-                     ? torch::randn({opt.size, seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device))
-                     : torch::randn({opt.size * seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device));
-  std::int64_t parameters = 0;
-  for (const auto& p : mlp->parameters()) parameters += p.numel();
-  fmt::print("\n{} MLP, dim {}, hidden {}, input {} ({}, {}), {} parameters\n", geglu ? "GeGLU" : "plain", dim, hidden,
-             fmt::join(x.sizes(), "x"), opt.dtype_name(), opt.device_name(), parameters);
+// The workload: the block, GeGLU or plain, and the input it runs on.
+struct MlpForward {
+  bool geglu = true;
+  std::int64_t seq = 0, dim = 0, hidden = 0;
+  Mlp mlp{nullptr};
+  torch::Tensor x;
+};
 
+MlpForward make_mlp_forward(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim,
+                            std::int64_t hidden) {
+  torch::manual_seed(0);
+  MlpForward work{geglu, seq, dim, hidden, Mlp(geglu, dim, hidden), {}};
+  work.mlp->to(opt.device, opt.dtype);
+  work.x = geglu ? torch::randn({opt.size, seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device))
+                 : torch::randn({opt.size * seq, dim}, torch::TensorOptions().dtype(opt.dtype).device(opt.device));
+  return work;
+}
+
+// Per forward: the op counts, the FLOPs and the time in GEMMs and elementwise ops, on one clock.
+struct ForwardCost {
+  std::map<std::string, int> counts;
+  double gemm_us = 0, elementwise_us = 0, flops = 0, total_us = 0;
+  std::int64_t kernel_count = 0;
+  const char* clock = "host time";
+};
+
+void describe_the_mlp(const LessonOptions& opt, const MlpForward& work) {
+  std::int64_t parameters = 0;
+  for (const auto& p : work.mlp->parameters()) parameters += p.numel();
+  fmt::print("\n{} MLP, dim {}, hidden {}, input {} ({}, {}), {} parameters\n", work.geglu ? "GeGLU" : "plain",
+             work.dim, work.hidden, fmt::join(work.x.sizes(), "x"), opt.dtype_name(), opt.device_name(), parameters);
+}
+
+Profile profile_the_forwards(const LessonOptions& opt, MlpForward& work) {
   SessionOptions recording;
   recording.record_shapes = true;
   recording.with_flops = true;
@@ -82,63 +102,75 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
   const Schedule schedule(1, opt.warmup, opt.steps);
   Session session(schedule, recording);
   for (int step = 0; step < schedule.total_steps(); ++step) {
-    torch::Tensor y = mlp->forward(x);
+    torch::Tensor y = work.mlp->forward(work.x);
     if (opt.device.is_cuda()) torch::cuda::synchronize();
     session.step();
   }
-  const Profile profile = session.finish();
+  return session.finish();
+}
 
+// The last recorded forward, which the rest of the lesson reads.
+EventId show_one_forward(const Profile& profile, bool geglu) {
   const auto forwards = profile.find("mlp_forward");
   if (forwards.empty()) throw std::runtime_error("no forward was recorded");
   const auto f = forwards.back();
   narrate("One forward, as the profiler saw it:");
   fmt::print("{}", format_tree(profile, f, geglu ? 3 : 2));
+  return f;
+}
 
-  std::map<std::string, int> counts;
-  double gemm_us = 0, elementwise_us = 0, flops = 0;
+ForwardCost count_the_ops_and_flops(const Profile& profile, EventId f) {
+  ForwardCost cost;
   for (auto d : profile.descendants(f)) {
     const Event& e = profile[d];
     if (e.category != Category::cpu_op) continue;
-    ++counts[e.name];
-    flops += double(e.flops);
-    if (is_gemm(e.name)) gemm_us += double(profile.self_ns(d)) / 1e3;
-    if (is_elementwise(e.name)) elementwise_us += double(profile.self_ns(d)) / 1e3;
+    ++cost.counts[e.name];
+    cost.flops += double(e.flops);
+    if (is_gemm(e.name)) cost.gemm_us += double(profile.self_ns(d)) / 1e3;
+    if (is_elementwise(e.name)) cost.elementwise_us += double(profile.self_ns(d)) / 1e3;
   }
-  // Kernels hang under the launch that queued them (correlation ids): the forward's subtree holds
-  // exactly its kernels, and the same analysis as `workbook trace --gpu` counts and times them.
+  cost.total_us = double(profile.total_ns(f)) / 1e3;
+  return cost;
+}
+
+// Kernels hang under the launch that queued them (correlation ids): the forward's subtree holds
+// exactly its kernels, and the same analysis as `workbook trace --gpu` counts and times them.
+void show_the_kernels_and_time_them(const Profile& profile, EventId f, ForwardCost& cost) {
   std::vector<Event> forward_events{profile[f]};
   for (auto d : profile.descendants(f)) forward_events.push_back(profile[d]);
   const GpuAnalysis forward_gpu = analyze_gpu(Profile(std::move(forward_events)));
-  std::int64_t kernel_count = 0;
-  for (const KernelUse& k : forward_gpu.kernels) kernel_count += k.count;
-  if (kernel_count > 0) {
-    fmt::print("\nkernels per forward: {}\n", kernel_count);
+  for (const KernelUse& k : forward_gpu.kernels) cost.kernel_count += k.count;
+  if (cost.kernel_count > 0) {
+    fmt::print("\nkernels per forward: {}\n", cost.kernel_count);
     for (const KernelUse& k : forward_gpu.kernels)
       fmt::print("  {} x{}  {}\n", k.name.substr(0, 100), k.count, format_time_us(double(k.total_ns) / 1e3));
-  }
-  double total_us = double(profile.total_ns(f)) / 1e3;
-  const char* clock = "host time";
-  if (kernel_count > 0) {
     // On a GPU the ops' CPU time is launch cost: the work is the kernels' device time.
     const auto stats = profile.stats();
-    gemm_us = elementwise_us = 0;
+    cost.gemm_us = cost.elementwise_us = 0;
     for (auto d : profile.descendants(f)) {
       const Event& e = profile[d];
       if (e.category != Category::cpu_op) continue;
-      if (is_gemm(e.name)) gemm_us += double(stats[d].self_device_ns) / 1e3;
-      if (is_elementwise(e.name)) elementwise_us += double(stats[d].self_device_ns) / 1e3;
+      if (is_gemm(e.name)) cost.gemm_us += double(stats[d].self_device_ns) / 1e3;
+      if (is_elementwise(e.name)) cost.elementwise_us += double(stats[d].self_device_ns) / 1e3;
     }
-    for (const DeviceUse& d : forward_gpu.devices) total_us = double(d.busy_ns) / 1e3;
-    clock = "GPU busy time (the kernels' device time)";
+    for (const DeviceUse& d : forward_gpu.devices) cost.total_us = double(d.busy_ns) / 1e3;
+    cost.clock = "GPU busy time (the kernels' device time)";
   }
+}
+
+void print_where_the_time_goes(const ForwardCost& cost) {
+  const double total_us = cost.total_us;
   fmt::print("\nops in one forward:");
-  for (const auto& [name, n] : counts) fmt::print(" {} x{}", name, n);
-  fmt::print("\nFLOPs per forward (profiler's estimate): {:.3f} GFLOP -> {:.1f} GFLOP/s over the {}\n", flops / 1e9,
-             flops / (total_us * 1e3), clock);
+  for (const auto& [name, n] : cost.counts) fmt::print(" {} x{}", name, n);
+  fmt::print("\nFLOPs per forward (profiler's estimate): {:.3f} GFLOP -> {:.1f} GFLOP/s over the {}\n",
+             cost.flops / 1e9, cost.flops / (total_us * 1e3), cost.clock);
   fmt::print(
       "{} per forward {:.1f} us, by the ops' self {} time: GEMMs {:.1f}% , elementwise {:.1f}%, the rest {:.1f}%\n",
-      clock, total_us, kernel_count > 0 ? "device" : "CPU", 100 * gemm_us / total_us, 100 * elementwise_us / total_us,
-      100 * (total_us - gemm_us - elementwise_us) / total_us);
+      cost.clock, total_us, cost.kernel_count > 0 ? "device" : "CPU", 100 * cost.gemm_us / total_us,
+      100 * cost.elementwise_us / total_us, 100 * (total_us - cost.gemm_us - cost.elementwise_us) / total_us);
+}
+
+void compare_with_the_articles_five_kernels(const Profile& profile, EventId f, bool geglu) {
   if (geglu) {
     const Finding five = findings05::geglu_runs_five_compute_ops(profile, f);
     claim(five.holds, five.sentence, five.evidence);
@@ -148,10 +180,34 @@ int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim
                   "2-D for the GEMM (aten::reshape / aten::view), and the result unfolded (aten::_unsafe_view). "
                   "Like aten::t in lesson 03, these are metadata-only."
                 : "The plain block runs 3 aten::addmm (bias in the GEMM, lesson 04) and 2 aten::relu per forward.");
+}
 
-  const std::string tag = fmt::format("{}_{}x{}_{}_{}_{}", geglu ? "geglu" : "plain", opt.size, seq, dim,
+void write_the_reports(const LessonOptions& opt, const MlpForward& work, const Profile& profile) {
+  const std::string tag = fmt::format("{}_{}x{}_{}_{}_{}", work.geglu ? "geglu" : "plain", opt.size, work.seq, work.dim,
                                       opt.dtype_name(), opt.device_name());
   report_profile(profile, opt.device.is_cuda(), opt.out, tag, "Lesson 05 · MLP · " + tag, 20);
+}
+
+int run(const LessonOptions& opt, bool geglu, std::int64_t seq, std::int64_t dim, std::int64_t hidden) {
+  print_lesson_header("Lesson 05 · The MLP");
+  MlpForward work = make_mlp_forward(opt, geglu, seq, dim, hidden);
+  torch::NoGradGuard inference;
+  // The block's kind, sizes, input shape and parameter count.
+  describe_the_mlp(opt, work);
+  // Nothing printed: one forward per step of the schedule, recorded with shapes and FLOPs.
+  const Profile profile = profile_the_forwards(opt, work);
+  // The tree of one forward: a region per stage, the ops beneath each.
+  const EventId forward = show_one_forward(profile, geglu);
+  // Nothing printed: that forward's ops, FLOPs and GEMM and elementwise self times, added up.
+  ForwardCost cost = count_the_ops_and_flops(profile, forward);
+  // On a GPU, the forward's kernels; the time split then uses their device time.
+  show_the_kernels_and_time_them(profile, forward, cost);
+  // Op counts, FLOPs and GFLOP/s, and the share of time in GEMMs and elementwise ops.
+  print_where_the_time_goes(cost);
+  // The articles' 5 kernels per GeGLU forward against the compute ops seen here.
+  compare_with_the_articles_five_kernels(profile, forward, geglu);
+  // The statistics table, the trace and the timeline.
+  write_the_reports(opt, work, profile);
   return 0;
 }
 
