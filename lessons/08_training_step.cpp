@@ -36,42 +36,66 @@ std::int64_t flops_under(const Profile& p, const char* region) {
   return sum;
 }
 
-int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const std::string& optimizer_name) {
-  print_lesson_header("Lesson 08 · A training step: forward, loss, backward, optimizer");
-  torch::manual_seed(0);
-  Geglu model(dim, hidden);
-  const auto x = torch::randn({opt.size, dim}), target = torch::randn({opt.size, dim});
+// The workload: the GeGLU MLP, a regression batch and the optimizer that trains it.
+struct Training {
+  std::int64_t dim = 0, hidden = 0;
+  std::string optimizer_name;
+  Geglu model{nullptr};
+  torch::Tensor x, target;
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  if (optimizer_name == "adamw")
-    optimizer = std::make_unique<torch::optim::AdamW>(model->parameters(), torch::optim::AdamWOptions(1e-3));
-  else
-    optimizer = std::make_unique<torch::optim::SGD>(model->parameters(), torch::optim::SGDOptions(1e-2));
+};
 
+Training make_training(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden,
+                       const std::string& optimizer_name) {
+  torch::manual_seed(0);
+  Training t{dim, hidden, optimizer_name, Geglu(dim, hidden), torch::randn({opt.size, dim}), {}, {}};
+  t.target = torch::randn({opt.size, dim});
+  if (optimizer_name == "adamw")
+    t.optimizer = std::make_unique<torch::optim::AdamW>(t.model->parameters(), torch::optim::AdamWOptions(1e-3));
+  else
+    t.optimizer = std::make_unique<torch::optim::SGD>(t.model->parameters(), torch::optim::SGDOptions(1e-2));
+  return t;
+}
+
+Profile profile_training_steps(const LessonOptions& opt, Training& t) {
   SessionOptions recording;
   recording.with_flops = true;
   recording.record_shapes = true;
   const Schedule schedule(1, opt.warmup, opt.steps);
   Session session(schedule, recording);
   for (int step = 0; step < schedule.total_steps(); ++step) {
-    training_step(model, x, target, *optimizer, /*set_to_none=*/step % 2 == 0);
+    training_step(t.model, t.x, t.target, *t.optimizer, /*set_to_none=*/step % 2 == 0);
     session.step();
   }
-  const Profile profile = session.finish();
-  fmt::print("\nGeGLU MLP dim {}, hidden {}, {} rows, optimizer {} ({} parameters): one step per ProfilerStep\n", dim,
-             hidden, opt.size, optimizer_name, model->parameters().size());
+  return session.finish();
+}
 
+void describe_the_training(const LessonOptions& opt, const Training& t) {
+  fmt::print("\nGeGLU MLP dim {}, hidden {}, {} rows, optimizer {} ({} parameters): one step per ProfilerStep\n", t.dim,
+             t.hidden, opt.size, t.optimizer_name, t.model->parameters().size());
+}
+
+double recorded_steps(const Profile& profile) { return double(profile.find_prefix("ProfilerStep#").size()); }
+
+// Returns each phase's mean time per step, in microseconds.
+std::map<std::string, double> time_each_phase(const Profile& profile) {
   fmt::print("\n{:<10} {:>12} {:>16}\n", "phase", "us per step", "GFLOP per step");
   std::map<std::string, double> phase_us;
-  const double steps = double(profile.find_prefix("ProfilerStep#").size());
+  const double steps = recorded_steps(profile);
   for (const char* phase : kTrainingPhases) {
     phase_us[phase] = mean_us(profile, phase);
     fmt::print("{:<10} {:>12.1f} {:>16.4f}\n", phase, phase_us[phase],
                double(flops_under(profile, phase)) / steps / 1e9);
   }
+  return phase_us;
+}
+
+void compare_backward_with_forward(const Profile& profile, const std::map<std::string, double>& phase_us) {
+  const double steps = recorded_steps(profile);
   const double forward_flops = double(flops_under(profile, "forward")),
                backward_flops = double(flops_under(profile, "backward"));
-  fmt::print("backward / forward: {:.2f}x the time, {:.2f}x the FLOPs\n", phase_us["backward"] / phase_us["forward"],
-             backward_flops / forward_flops);
+  fmt::print("backward / forward: {:.2f}x the time, {:.2f}x the FLOPs\n",
+             phase_us.at("backward") / phase_us.at("forward"), backward_flops / forward_flops);
   std::size_t forward_mm = 0, backward_mm = 0;
   for (auto r : profile.find("forward")) forward_mm += profile.count_under(r, "aten::mm");
   for (auto r : profile.find("backward")) backward_mm += profile.count_under(r, "aten::mm");
@@ -82,8 +106,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
                   "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs.",
                   std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps),
                   backward_flops / forward_flops));
+}
 
-  // The autograd nodes backward ran.
+void list_the_autograd_nodes(const Profile& profile) {
+  const double steps = recorded_steps(profile);
   std::map<std::string, int> nodes;
   for (auto r : profile.find("backward"))
     for (auto d : profile.descendants(r)) {
@@ -93,9 +119,12 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
   fmt::print("\nautograd nodes per step:");
   for (const auto& [name, n] : nodes) fmt::print(" {} x{}", name, int(n / steps));
   fmt::print("\n");
-  // What the run shows, decided by lesson 08's findings (lessons/findings, each tested NOT shown too).
+}
+
+// What the run shows, decided by lesson 08's findings (lessons/findings, each tested NOT shown too).
+void check_backward_zero_grad_and_optimizer(const Profile& profile, const Training& t) {
   std::vector<std::vector<std::int64_t>> parameter_shapes;
-  for (const auto& p : model->parameters()) parameter_shapes.push_back(p.sizes().vec());
+  for (const auto& p : t.model->parameters()) parameter_shapes.push_back(p.sizes().vec());
   for (const Finding& f :
        {findings08::one_mm_backward_per_gemm(profile, 3), findings08::backward_on_callers_thread(profile),
         findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
@@ -105,8 +134,29 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const s
       "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
       "optimizers loop over the parameters, a few ops per parameter tensor, each a pass over that parameter; "
       "Python's can batch them across parameters (foreach=True, torch/optim/adamw.py).");
+}
 
+void write_the_reports(const LessonOptions& opt, const Profile& profile) {
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 08 · a training step · " + opt.tag(), 15);
+}
+
+int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden, const std::string& optimizer_name) {
+  print_lesson_header("Lesson 08 · A training step: forward, loss, backward, optimizer");
+  Training training = make_training(opt, dim, hidden, optimizer_name);
+  // Nothing printed: one training step per step of the schedule, each phase in its own region.
+  const Profile profile = profile_training_steps(opt, training);
+  // The model, the batch and the optimizer that were profiled.
+  describe_the_training(opt, training);
+  // Per phase: time and GFLOP per step.
+  const std::map<std::string, double> phase_us = time_each_phase(profile);
+  // Backward against forward, in time, FLOPs and aten::mm calls, beside the rule of thumb.
+  compare_backward_with_forward(profile, phase_us);
+  // Which autograd nodes backward ran, and how many of each per step.
+  list_the_autograd_nodes(profile);
+  // The checks on backward's GEMMs and thread, zero_grad's two forms and the optimizer's ops.
+  check_backward_zero_grad_and_optimizer(profile, training);
+  // The statistics table, the trace and the timeline.
+  write_the_reports(opt, profile);
   return 0;
 }
 
