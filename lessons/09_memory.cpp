@@ -86,55 +86,97 @@ std::string phase_at(const Profile& p, EventId step, std::int64_t time_ns) {
   return "between phases";
 }
 
-int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
-  print_lesson_header("Lesson 09 · Memory: what a forward and a training step keep alive");
+// The workload: the GeGLU MLP and a regression batch, with the sizes of the buffers it makes.
+struct GegluBatch {
+  std::int64_t tokens = 0, dim = 0, hidden = 0;
+  std::int64_t activation = 0, output = 0;  // bytes of a [tokens, hidden] and a [tokens, dim] buffer
+  std::int64_t gradients = 0;               // bytes of the three weights' gradients
+  Geglu model{nullptr};
+  torch::Tensor x, target;
+};
+
+GegluBatch make_geglu_batch(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   torch::manual_seed(0);
-  Geglu model(dim, hidden);
-  const std::int64_t tokens = opt.size;
-  const auto x = torch::randn({tokens, dim}), target = torch::randn({tokens, dim});
-  const std::int64_t activation = tokens * hidden * 4, output = tokens * dim * 4;
+  GegluBatch batch{opt.size, dim, hidden, 0, 0, 0, Geglu(dim, hidden), {}, {}};
+  batch.x = torch::randn({batch.tokens, dim});
+  batch.target = torch::randn({batch.tokens, dim});
+  batch.activation = batch.tokens * hidden * 4;
+  batch.output = batch.tokens * dim * 4;
+  batch.gradients = 3 * hidden * dim * 4;
+  return batch;
+}
+
+void describe_the_buffers(const GegluBatch& batch) {
+  const std::int64_t tokens = batch.tokens, dim = batch.dim, hidden = batch.hidden;
   fmt::print(
       "\nGeGLU MLP dim {}, hidden {}, {} rows, float32, no biases: a [{}, {}] buffer is {:.3f} MiB, a [{}, {}] "
       "one {:.3f} MiB, a weight [{}, {}] {:.3f} MiB\n",
-      dim, hidden, tokens, tokens, hidden, mib(activation), tokens, dim, mib(output), hidden, dim,
+      dim, hidden, tokens, tokens, hidden, mib(batch.activation), tokens, dim, mib(batch.output), hidden, dim,
       mib(hidden * dim * 4));
+}
 
-  // 1. One forward, three ways.
+// One forward, three ways: inference as one expression, inference statement by statement, training.
+struct ThreeForwards {
   ForwardMemory expression, staged, training;
+};
+
+ThreeForwards measure_one_forward_three_ways(GegluBatch& batch) {
+  Geglu& model = batch.model;
+  const torch::Tensor& x = batch.x;
+  ThreeForwards m;
   {
     torch::NoGradGuard no_grad;
-    expression = forward_memory([&] { return model->forward(x); });
-    staged = forward_memory([&] { return staged_forward(model, x); });
+    m.expression = forward_memory([&] { return model->forward(x); });
+    m.staged = forward_memory([&] { return staged_forward(model, x); });
   }
-  training = forward_memory([&] { return model->forward(x); });
+  m.training = forward_memory([&] { return model->forward(x); });
   fmt::print("\n{:<44} {:>16} {:>18}\n", "one forward", "peak above start", "kept at its end");
-  auto row = [](const char* name, const ForwardMemory& m) {
-    fmt::print("{:<44} {:>12.3f} MiB {:>14.3f} MiB\n", name, mib(m.peak), mib(m.kept));
+  auto row = [](const char* name, const ForwardMemory& f) {
+    fmt::print("{:<44} {:>12.3f} MiB {:>14.3f} MiB\n", name, mib(f.peak), mib(f.kept));
   };
-  row("NoGradGuard, forward as one expression", expression);
-  row("NoGradGuard, statement by statement", staged);
-  row("training (autograd records the graph)", training);
-  for (const Finding& f : {findings09::no_grad_keeps_only_the_output(expression, staged, output),
-                           findings09::temporaries_live_to_the_semicolon(expression, staged, activation, output),
-                           findings09::autograd_keeps_four_buffers(training, activation, output)})
+  row("NoGradGuard, forward as one expression", m.expression);
+  row("NoGradGuard, statement by statement", m.staged);
+  row("training (autograd records the graph)", m.training);
+  const std::int64_t activation = batch.activation, output = batch.output;
+  for (const Finding& f : {findings09::no_grad_keeps_only_the_output(m.expression, m.staged, output),
+                           findings09::temporaries_live_to_the_semicolon(m.expression, m.staged, activation, output),
+                           findings09::autograd_keeps_four_buffers(m.training, activation, output)})
     claim(f.holds, f.sentence, f.evidence);
+  return m;
+}
 
-  // 2. Training steps, allocation by allocation.
-  const Profile profile = record_training_steps(model, x, target, opt.warmup, opt.steps);
-  const MemoryTimeline timeline = memory_timeline(profile);
-  const auto steps = step_memory(profile, timeline);
+// Training steps, allocation by allocation: the profile, its memory timeline and each step's levels.
+struct TrainingSteps {
+  Profile profile;
+  MemoryTimeline timeline;
+  std::vector<StepMemory> steps;
+};
+
+TrainingSteps record_the_training_steps(const LessonOptions& opt, GegluBatch& batch) {
+  TrainingSteps recorded;
+  recorded.profile = record_training_steps(batch.model, batch.x, batch.target, opt.warmup, opt.steps);
+  recorded.timeline = memory_timeline(recorded.profile);
+  recorded.steps = step_memory(recorded.profile, recorded.timeline);
+  return recorded;
+}
+
+void print_live_memory_per_step(const GegluBatch& batch, const TrainingSteps& recorded) {
+  const Profile& profile = recorded.profile;
   fmt::print("\n{:<16} {:>14} {:>16} {:>20} {:>14}\n", "step", "live at start", "at forward start",
              "peak above forward", "live at end");
-  for (const StepMemory& s : steps)
+  for (const StepMemory& s : recorded.steps)
     fmt::print("{:<16} {:>10.3f} MiB {:>12.3f} MiB {:>16.3f} MiB {:>10.3f} MiB\n", profile[s.step].name,
                mib(s.at_step_start), mib(s.at_forward_start), mib(s.peak_above_forward), mib(s.at_step_end));
 
-  const std::int64_t gradients = 3 * hidden * dim * 4;
   std::vector<findings09::StepBytes> step_bytes;
-  for (const StepMemory& s : steps) step_bytes.push_back({s.at_step_start, s.at_forward_start, s.at_step_end});
-  const Finding kept = findings09::steps_keep_only_gradients(step_bytes, gradients);
+  for (const StepMemory& s : recorded.steps) step_bytes.push_back({s.at_step_start, s.at_forward_start, s.at_step_end});
+  const Finding kept = findings09::steps_keep_only_gradients(step_bytes, batch.gradients);
   claim(kept.holds, kept.sentence, kept.evidence);
-  const StepMemory& last = steps.back();
+}
+
+void find_the_peak_of_the_last_step(const TrainingSteps& recorded, const ForwardMemory& training) {
+  const Profile& profile = recorded.profile;
+  const StepMemory& last = recorded.steps.back();
   const Event& last_step = profile[last.step];
   fmt::print(
       "\n{}, from its forward on: every allocation (+) and free (-), and the bytes live above the forward's "
@@ -142,7 +184,7 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
       last_step.name, "phase", "op (autograd node)", "MiB", "live MiB");
   std::optional<EventId> step_peak;
   std::int64_t step_peak_bytes = 0;
-  for (const MemoryPoint& point : timeline.points) {
+  for (const MemoryPoint& point : recorded.timeline.points) {
     if (point.time_ns < profile[profile.under(last.step, "forward").at(0)].start_ns || point.time_ns > last_step.end_ns)
       continue;
     const std::int64_t bytes = profile[point.event].bytes, above = point.live_bytes - last.at_forward_start;
@@ -159,6 +201,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
                               "{:.3f} MiB",
                               mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
   claim(in_backward.holds, in_backward.sentence, in_backward.evidence);
+}
+
+void explain_the_first_steps_frees(const LessonOptions& opt, const GegluBatch& batch, const TrainingSteps& recorded) {
+  const std::vector<StepMemory>& steps = recorded.steps;
   if (steps.size() > 1) {
     const std::int64_t first_frees = steps[0].at_forward_start - steps[0].at_step_start;
     const std::int64_t later_frees = steps[1].at_forward_start - steps[1].at_step_start;
@@ -169,18 +215,24 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
           "(c10/core/CPUAllocator.cpp warns 'Memory block of unknown size was allocated before the profiling "
           "started'; warm-up steps only prepare the profiler, as Python's do). That is why each step is measured "
           "from its forward's start.",
-          first_frees, -gradients));
+          first_frees, -batch.gradients));
   }
+}
 
-  // 3. The figure and the table of allocations per op.
+void draw_the_memory_timeline(const LessonOptions& opt, const TrainingSteps& recorded) {
+  const Profile& profile = recorded.profile;
   std::vector<TimelineBand> bands;
-  for (const StepMemory& s : steps)
+  for (const StepMemory& s : recorded.steps)
     for (const char* phase : kTrainingPhases)
       for (auto r : profile.under(s.step, phase)) bands.push_back({phase, profile[r].start_ns, profile[r].end_ns});
   write_memory_timeline_svg(
-      timeline, opt.out / "memory.svg",
-      fmt::format("Lesson 09 · live CPU memory over {} training steps · {}", steps.size(), opt.tag()), bands,
-      where(profile, *timeline.peak_event));
+      recorded.timeline, opt.out / "memory.svg",
+      fmt::format("Lesson 09 · live CPU memory over {} training steps · {}", recorded.steps.size(), opt.tag()), bands,
+      where(profile, *recorded.timeline.peak_event));
+}
+
+void sort_by_self_memory_and_write_the_reports(const LessonOptions& opt, const TrainingSteps& recorded) {
+  const Profile& profile = recorded.profile;
   const KeyAverages averages(profile);
   const std::string table = averages.table("self_cpu_memory_usage", 12);
   fmt::print("\nkey_averages sorted by self_cpu_memory_usage (Python's sort_by=\"self_cpu_memory_usage\"):\n{}", table);
@@ -189,6 +241,27 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
   auto files = write_outputs(profile, averages, table, opt.out, opt.tag(), "Lesson 09 · memory · " + opt.tag());
   print_written(files);
   fmt::print("{}\n", (opt.out / "memory.svg").string());
+}
+
+int run(const LessonOptions& opt, std::int64_t dim, std::int64_t hidden) {
+  print_lesson_header("Lesson 09 · Memory: what a forward and a training step keep alive");
+  GegluBatch batch = make_geglu_batch(opt, dim, hidden);
+  // The model's sizes and the bytes of its activations, outputs and weights.
+  describe_the_buffers(batch);
+  // Peak and kept bytes of one forward under NoGradGuard (two ways) and in training.
+  const ThreeForwards forwards = measure_one_forward_three_ways(batch);
+  // Nothing printed: training steps recorded with profile_memory, and their memory timeline.
+  const TrainingSteps recorded = record_the_training_steps(opt, batch);
+  // Per step, the live bytes at its start, its forward's start, its peak and its end.
+  print_live_memory_per_step(batch, recorded);
+  // The last step allocation by allocation, and the phase and op that reached its peak.
+  find_the_peak_of_the_last_step(recorded, forwards.training);
+  // Why the first recorded step's zero_grad frees fewer bytes than the later ones.
+  explain_the_first_steps_frees(opt, batch, recorded);
+  // Nothing printed yet: memory.svg, live bytes over time with a band per phase.
+  draw_the_memory_timeline(opt, recorded);
+  // key_averages sorted by self_cpu_memory_usage, then the trace, table and timeline files.
+  sort_by_self_memory_and_write_the_reports(opt, recorded);
   return 0;
 }
 
