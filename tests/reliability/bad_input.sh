@@ -76,6 +76,11 @@ expect "--hidden" "$(lesson 09)" --hidden abc
 expect "float32" "$(lesson 09)" --dtype bfloat16
 expect "does not divide" "$(lesson 10)" --dim 32 --heads 3
 expect "--heads" "$(lesson 10)" --heads 0
+expect "--head-dim" "$(lesson 11)" --head-dim 0
+expect "--heads" "$(lesson 11)" --heads abc
+expect "--batch" "$(lesson 11)" --batch 65
+expect "float32" "$(lesson 11)" --dtype float64
+expect "more than half of this machine's memory" "$(lesson 11)" --size 4096 --heads 64 --batch 64
 expect "--hidden" "$(lesson 05)" --hidden -2
 expect "--iterations" "$(lesson 06)" --iterations 0
 expect "float32" "$(lesson 06)" --dtype float64

@@ -1,0 +1,23 @@
+#pragma once
+/// \file
+/// \brief Exercise 11: causal attention whose memory grows with seq, not seq².
+
+#include <torch/types.h>
+
+#include <cstdint>
+
+namespace exercises {
+
+//! [contract]
+/// Causal attention, softmax(q kᵀ / sqrt(head_dim) + causal mask) v, with q, k, v float32
+/// [batch, heads, seq, head_dim] (k and v as long as q), computed over blocks of `block` keys at a
+/// time with a running maximum and a running sum per query row (the online softmax of
+/// FlashAttention), so that no [seq, seq] tensor is ever allocated: the largest intermediate is
+/// [batch, heads, seq, block]. Query i attends to keys 0..i (itself included). Lesson 11 showed
+/// what naive attention and SDPA's math path allocate; the checks profile your function's memory.
+/// Throws std::invalid_argument when block < 1.
+torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                     std::int64_t block);
+//! [contract]
+
+}  // namespace exercises

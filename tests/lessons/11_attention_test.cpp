@@ -1,0 +1,122 @@
+// Checks of exercise 11: tiled causal attention equals the naive one, sees no later key, survives
+// large scores, and its memory, read from the profiler, grows with seq rather than seq².
+#include "workbook_doctest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "11_attention.h"
+#include "record_forwards.h"
+#include "workbook/profiler/memory_timeline.h"
+
+using testing::all_close;
+
+namespace {
+
+// softmax(q kᵀ / sqrt(d) with later keys masked) v, all at once: the [seq, seq] way.
+torch::Tensor naive_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  const std::int64_t seq = q.size(2);
+  const torch::Tensor later = torch::ones({seq, seq}, torch::kBool).triu(1);
+  const torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(3)));
+  return torch::matmul(torch::softmax(scores.masked_fill(later, -INFINITY), -1), v);
+}
+
+struct Qkv {
+  torch::Tensor q, k, v;
+};
+
+Qkv random_qkv(std::int64_t batch, std::int64_t heads, std::int64_t seq, std::int64_t head_dim) {
+  torch::manual_seed(11);
+  return {torch::randn({batch, heads, seq, head_dim}), torch::randn({batch, heads, seq, head_dim}),
+          torch::randn({batch, heads, seq, head_dim})};
+}
+
+// One recorded call's memory: the largest single allocation and the peak above the bytes live
+// when the call began.
+struct CallMemory {
+  std::int64_t largest_allocation = 0, peak_above_start = 0;
+  std::size_t gemms = 0, sdpa_ops = 0;
+};
+
+CallMemory record_call(const Qkv& x, std::int64_t block) {
+  torch::NoGradGuard no_grad;
+  workbook::SessionOptions options;
+  options.profile_memory = true;
+  const workbook::Profile p = testing::record_forwards(
+      "attention", [&] { torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, block); }, options, 1);
+  CallMemory m;
+  const auto region = p[p.find("attention").at(0)];
+  for (workbook::EventId d : p.descendants(p.find("attention").at(0))) {
+    const auto& e = p[d];
+    if (e.category == workbook::Category::memory) m.largest_allocation = std::max(m.largest_allocation, e.bytes);
+    m.gemms += e.name == "aten::bmm" || e.name == "aten::mm";
+    m.sdpa_ops += e.name.find("scaled_dot_product") != std::string::npos;
+  }
+  const auto timeline = workbook::memory_timeline(p);
+  m.peak_above_start = timeline.peak_between(region.start_ns, region.end_ns) - timeline.live_at(region.start_ns - 1);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("equals softmax(q k^T / sqrt(d) + causal mask) v, whatever the block size") {
+  torch::NoGradGuard no_grad;
+  const Qkv x = random_qkv(2, 3, 50, 8);
+  const torch::Tensor expected = naive_causal_attention(x.q, x.k, x.v);
+  for (std::int64_t block : {1, 7, 16, 50, 64}) {  // 50 keys: blocks that do not divide it, and one past it
+    CAPTURE(block);
+    const torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, block);
+    REQUIRE(out.sizes() == expected.sizes());
+    CHECK(all_close(out, expected));
+  }
+}
+
+TEST_CASE("causal: a query's output does not change when later keys and values do") {
+  torch::NoGradGuard no_grad;
+  const Qkv x = random_qkv(1, 2, 40, 8);
+  const torch::Tensor before = exercises::tiled_causal_attention(x.q, x.k, x.v, 8);
+  Qkv changed{x.q, x.k.clone(), x.v.clone()};
+  changed.k.narrow(2, 21, 19).normal_();  // keys and values 21..39 replaced
+  changed.v.narrow(2, 21, 19).normal_();
+  const torch::Tensor after = exercises::tiled_causal_attention(changed.q, changed.k, changed.v, 8);
+  CHECK(all_close(after.narrow(2, 0, 21), before.narrow(2, 0, 21)));  // queries 0..20 see none of them
+  CHECK_FALSE(all_close(after.narrow(2, 21, 19), before.narrow(2, 21, 19)));
+}
+
+TEST_CASE("large scores stay finite: exponentials are taken against the running maximum") {
+  torch::NoGradGuard no_grad;
+  Qkv x = random_qkv(1, 2, 33, 16);
+  x.q = x.q * 60;  // scores in the hundreds: exp() of them overflows float32
+  const torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, 8);
+  CHECK(torch::isfinite(out).all().item<bool>());
+  CHECK(all_close(out, naive_causal_attention(x.q, x.k, x.v), 1e-3, 1e-3));
+}
+
+TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one block of scores") {
+  const std::int64_t batch = 1, heads = 2, seq = 512, head_dim = 32, block = 64;
+  const CallMemory m = record_call(random_qkv(batch, heads, seq, head_dim), block);
+  const std::int64_t block_bytes = 4 * batch * heads * seq * std::max(block, head_dim);
+  const std::int64_t full_scores_bytes = 4 * batch * heads * seq * seq;
+  INFO("largest allocation " << m.largest_allocation << " bytes; one block of scores is " << block_bytes
+                             << ", the whole [seq, seq] matrix " << full_scores_bytes);
+  CHECK(m.largest_allocation > 0);
+  CHECK(m.largest_allocation <= block_bytes);
+  // Written with LibTorch ops over blocks of keys, not handed to a fused kernel.
+  CHECK(m.sdpa_ops == 0);
+  CHECK(m.gemms >= 2 * std::size_t(seq / block));
+}
+
+TEST_CASE("the peak grows with seq, not seq^2: seq 1024 peaks at most 2.3x seq 512") {
+  const CallMemory at_512 = record_call(random_qkv(1, 2, 512, 32), 64);
+  const CallMemory at_1024 = record_call(random_qkv(1, 2, 1024, 32), 64);
+  INFO("peak above the call's start: " << at_512.peak_above_start << " bytes at seq 512, " << at_1024.peak_above_start
+                                       << " at 1024");
+  REQUIRE(at_512.peak_above_start > 0);
+  CHECK(double(at_1024.peak_above_start) <= 2.3 * double(at_512.peak_above_start));
+}
+
+TEST_CASE("a block smaller than one key is refused") {
+  const Qkv x = random_qkv(1, 1, 4, 2);
+  CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, 0), std::invalid_argument);
+}
