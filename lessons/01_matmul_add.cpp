@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "workbook/findings/01_matmul_add.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -89,10 +90,9 @@ void show_the_chain(const LessonOptions& opt, const ScheduledRun& recorded) {
 
 void write_the_table_and_traces(const LessonOptions& opt, const Profile& profile) {
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(), "Lesson 01 · matmul + bias · " + opt.tag());
-  narrate(
-      "Self time is an op's own time, total time includes its children: aten::matmul has a large total but "
-      "little self time, because almost all of it is spent in aten::mm, which calls the BLAS GEMM. The "
-      "percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
+  narrate("Self time is an op's own time, total time includes its children: " +
+          findings01::matmul_self_against_total(profile) +
+          ". The percentages are of the sum of all self times, so the ProfilerStep rows can reach 100%.");
 }
 
 // Per recorded step, what the profile says about its start: the gap before aten::matmul and the
@@ -123,7 +123,7 @@ StepGaps measure_the_gap_before_matmul(const Profile& profile) {
 }
 
 void tell_whether_the_first_step_was_cold(const std::vector<double>& gaps) {
-  const bool cold = gaps.size() >= 2 && gaps[0] > 2 * median(std::vector<double>(gaps.begin() + 1, gaps.end()));
+  const bool cold = findings01::first_step_was_cold(gaps).holds;
   narrate(std::string(cold ? "Here the first recorded step paid for a cold start: "
                            : "Here the first recorded step's gap was not much larger than the later ones. A cold "
                              "start shows up in the first recorded step: ") +
@@ -145,7 +145,8 @@ void print_the_wall_time_per_step(const ScheduledRun& recorded) {
   fmt::print("\n");
 }
 
-void explain_the_steps_self_time(const Profile& profile, const std::vector<double>& step_self) {
+void explain_the_steps_self_time(const LessonOptions& opt, const Profile& profile,
+                                 const std::vector<double>& step_self) {
   if (step_self.size() < 2) return;
   double total_self = 0, total_steps = 0;
   for (auto st : profile.find_prefix("ProfilerStep#")) total_steps += double(profile.total_ns(st)) / 1e3;
@@ -154,10 +155,11 @@ void explain_the_steps_self_time(const Profile& profile, const std::vector<doubl
       "ProfilerStep* self time is time inside a step that no op covers: {:.1f} us of the steps' {:.1f} us here "
       "({:.0f}%), {:.1f} us of it in the first recorded step and a median of {:.1f} us in the later ones. It "
       "holds the profiler's bookkeeping between steps (closing the previous step's region, opening this one) "
-      "and the loop's code between ops (the wall-clock reads, the synchronize call, freeing the result): "
+      "and the loop's code between ops (the wall-clock reads{}, freeing the result): "
       "real time, but not the workload's.",
       total_self, total_steps, 100 * total_self / total_steps, step_self[0],
-      median(std::vector<double>(step_self.begin() + 1, step_self.end()))));
+      median(std::vector<double>(step_self.begin() + 1, step_self.end())),
+      opt.device.is_cuda() ? ", the synchronize call" : ""));
 }
 
 void compare_with_the_articles_a100() {
@@ -184,7 +186,7 @@ int run(const LessonOptions& opt) {
   // The loop's own clock per step, labelled with what the profiler did in it.
   print_the_wall_time_per_step(recorded);
   // What the ProfilerStep rows' self time is made of.
-  explain_the_steps_self_time(recorded.profile, measured.step_self);
+  explain_the_steps_self_time(opt, recorded.profile, measured.step_self);
   // The articles' A100 numbers beside this run, and where to open the files.
   compare_with_the_articles_a100();
   return 0;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "workbook/findings/02_scale.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/atomic_file.h"
@@ -240,20 +241,26 @@ std::string print_the_regime_table(const LessonOptions& opt, const std::vector<R
   return csv;
 }
 
-void explain_the_busy_fraction() {
-  narrate(
+std::vector<findings02::SizePoint> size_points(const std::vector<Row>& rows) {
+  std::vector<findings02::SizePoint> points;
+  for (const Row& r : rows) points.push_back({r.n, r.step_us, r.ops_self_us, r.busy});
+  return points;
+}
+
+void explain_the_busy_fraction(const std::vector<Row>& rows, double ceiling) {
+  const auto points = size_points(rows);
+  narrate(fmt::format(
       "Busy fraction = the time that grows with the work / the step's time; a size is compute-bound when "
       "it is at least one half. On a CPU a step is a fixed cost (the dispatcher, allocating the output, the "
       "BLAS call's set-up, the profiler's bookkeeping) plus the work beyond it: the arithmetic, 2n^3 + n^2 "
       "flops, and whatever else grows with n (moving the n^2 output and bias is memory-bound work, counted "
-      "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look at "
-      "the 'mm+add self' column: at small n it is most of the step, yet the GEMM inside needs a fraction "
-      "of a microsecond. The profiler cannot see inside an op, so the op's own overhead hides in its self "
-      "time. The fixed cost stays put while the arithmetic grows as n^3: the busy fraction climbs with n "
-      "until the step is compute-bound.");
+      "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look: {}. The profiler "
+      "cannot see inside an op, so the op's own overhead hides in its self time. The fixed cost stays put "
+      "while the arithmetic grows as n^3: {}.",
+      findings02::small_size_self_share(points, ceiling), findings02::busy_fraction_trend(points)));
 }
 
-void compare_with_the_articles_a100(const LessonOptions& opt, double ceiling) {
+void compare_with_the_articles_a100(const LessonOptions& opt, const std::vector<Row>& rows, double ceiling) {
   const bool gpu = opt.device.is_cuda();
   narrate(fmt::format(
       "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
@@ -263,10 +270,10 @@ void compare_with_the_articles_a100(const LessonOptions& opt, double ceiling) {
       "The article reads one 4096 GEMM kernel in the trace as about 580 us: 2*4096^3 flops at about 237 TFLOP/s "
       "(the mean of its 5 kernels, 1084 us, is slowed by single outliers: 127 TFLOP/s).{}",
       gpu ? std::string()
-          : fmt::format(" This CPU's ceiling is {:.0f} GFLOP/s, {:.0f}x to {:.0f}x slower per flop, so its "
-                        "arithmetic outgrows the fixed cost at a much smaller n. The missing launch queue is not "
-                        "why: it only makes the CPU's costs add up instead of overlapping.",
-                        ceiling, 127e3 / ceiling, 237e3 / ceiling)));
+          : fmt::format(" This CPU's ceiling is {:.0f} GFLOP/s, {:.0f}x to {:.0f}x slower per flop. {}. On a "
+                        "CPU there is no launch queue: its costs add up instead of overlapping.",
+                        ceiling, 127e3 / ceiling, 237e3 / ceiling,
+                        findings02::crossover_against_the_a100(size_points(rows)))));
 }
 
 void write_the_sweep_files(const LessonOptions& opt, const std::vector<Row>& rows, const std::string& csv) {
@@ -306,9 +313,9 @@ int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool t
   // Size by size: the step in two parts, busy fraction, GFLOP/s, regime; then the crossover.
   const std::string csv = print_the_regime_table(opt, measured.rows, ceiling);
   // Why the busy fraction is the measure, and not aten::mm's self time.
-  explain_the_busy_fraction();
+  explain_the_busy_fraction(measured.rows, ceiling);
   // The articles' A100 numbers at n=64 and n=4096 beside this machine's ceiling.
-  compare_with_the_articles_a100(opt, ceiling);
+  compare_with_the_articles_a100(opt, measured.rows, ceiling);
   // sweep.csv and sweep.svg: step time, its two parts and the busy fraction against n.
   write_the_sweep_files(opt, measured.rows, csv);
   return 0;

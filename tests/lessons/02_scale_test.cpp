@@ -65,6 +65,16 @@ TEST_CASE("the crossover is where the busy fraction reaches one half, exactly on
   CHECK(exercises::predicted_crossover(edge, 8, 64) == 8);  // lo itself is in [lo, hi]
 }
 
+TEST_CASE("the crossover is a size that is compute-bound: the power of two at or past the point, never the nearest") {
+  // The busy fraction reaches one half at n = 40 (1.875e-4 * 40^3 = 12): nearer to 32 than to 64,
+  // but at 32 the step is still overhead-bound (busy 0.34).
+  exercises::StepModel model;
+  model.fixed_us = 12;
+  model.per_n3_us = 12.0 / (40.0 * 40.0 * 40.0);
+  CHECK(model.busy_fraction(32) < 0.5);
+  CHECK(exercises::predicted_crossover(model, 8, 4096) == 64);
+}
+
 TEST_CASE("a step that is zero or negative is an error") {
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 0.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, -2.0}, {32, 3.0}}), std::invalid_argument);

@@ -2,6 +2,7 @@
 #include "workbook_doctest.h"
 
 #include "03_linear_t.h"
+#include "region_observer.h"
 #include "workbook/profiler/region.h"
 #include "workbook/profiler/session.h"
 
@@ -89,6 +90,23 @@ TEST_CASE("the data pointer alone would mislead: narrow is a view that starts fu
       },
       x);
   CHECK(calls == 1);
+}
+
+TEST_CASE("storage, not the input's own elements, decides: a view of a view may start past them") {
+  // The input is a narrow (every row's columns 8..15 of a [64, 16] base); selecting its row 40
+  // gives a view that starts at the base's element 648, past the input's first 512 elements.
+  torch::manual_seed(4);
+  const torch::Tensor base = torch::randn({64, 16});
+  const torch::Tensor columns = base.narrow(1, 8, 8);
+  const auto v = exercises::view_or_copy([](const torch::Tensor& t) { return t.select(0, 40); }, columns);
+  CHECK(v.shares_storage);
+  CHECK(v.is_view);
+}
+
+TEST_CASE("the call runs once inside one region named op, as the contract says") {
+  const testing::RegionObserver observer("op", "", {});
+  (void)exercises::view_or_copy([](const torch::Tensor& a) { return a.t(); }, input(false));
+  CHECK(observer.steps() == 1);
 }
 
 TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a view, two copies in a row") {

@@ -124,4 +124,23 @@ TEST_CASE("fail_on_recompile names the guard, and past the size limit calls run 
   // one of each), never the compiled entries' fused kernel.
   CHECK(p.count("aten::gelu") == 2);
   CHECK(p.count("workbook::fused_gelu_mul") == 0);
+  // Counted per model: another model that never fell back has none.
+  auto other = m.compiled(small);
+  other.forward(torch::randn({8, 16}));
+  CHECK(other.eager_fallbacks() == 0);
+  CHECK(limited.eager_fallbacks() == 2);
+}
+
+TEST_CASE("every weight is guarded: replacing gate or up recompiles, as replacing down does") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  m.gate->weight = torch::randn_like(m.gate->weight);
+  CHECK(same(compiled.forward(x), m.eager(x)));  // not the old prepared gate
+  CHECK(compiled.entries() == 2);
+  m.up->weight = torch::randn_like(m.up->weight);
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 3);
 }

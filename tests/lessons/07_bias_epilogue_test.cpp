@@ -2,6 +2,7 @@
 // same apply_epilogue runs inside a real kernel in the GPU suite (tests/gpu).
 #include "workbook_doctest.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "07_bias_epilogue.h"
@@ -96,4 +97,18 @@ TEST_CASE("a residual is added last, per row and column: y = act(x W^T + b) + r"
   CHECK(torch::allclose(from_vector(y, m, n), reference(x, w, b, Activation::relu) + wide.narrow(1, 0, n), 1e-4, 1e-4));
   // Without a residual nothing is added.
   CHECK(exercises::apply_epilogue(1.0f, 3, 0, {bias.data(), Activation::none}) == doctest::Approx(1.0f + bias[0]));
+}
+
+TEST_CASE("apply_epilogue itself adds the residual: the GPU kernel calls it, not the CPU loop") {
+  const std::vector<float> bias{0.5f, -1.0f, 2.0f};
+  std::vector<float> residual(4 * 5);
+  for (std::size_t i = 0; i < residual.size(); ++i) residual[i] = 10.0f * float(i);
+  const BiasEpilogue epilogue{bias.data(), Activation::relu, residual.data(), 5};  // rows 5 apart, 3 used
+  for (int row = 0; row < 4; ++row)
+    for (int col = 0; col < 3; ++col) {
+      CAPTURE(row);
+      CAPTURE(col);
+      CHECK(exercises::apply_epilogue(1.0f, row, col, epilogue) ==
+            doctest::Approx(std::max(1.0f + bias[std::size_t(col)], 0.0f) + residual[std::size_t(row * 5 + col)]));
+    }
 }

@@ -139,6 +139,26 @@ TEST_CASE("the dominant phase is whichever this run spent most in, not the usual
   const exercises::TrainingStep nested{wait_us(0), nested_wait_us(20000), wait_us(2000), wait_us(200), wait_us(0)};
   const auto c = exercises::profile_training(nested, 2);
   CHECK(c.dominant == most_time_by_total(c.profile));
+  // Every phase can be the answer, zero_grad and the loss too.
+  const exercises::TrainingStep loss_heavy{wait_us(0), wait_us(200), wait_us(20000), wait_us(2000), wait_us(0)};
+  const auto d = exercises::profile_training(loss_heavy, 2);
+  CHECK(d.dominant == most_time_by_total(d.profile));
+  const exercises::TrainingStep zero_grad_heavy{wait_us(20000), wait_us(200), wait_us(0), wait_us(2000), wait_us(0)};
+  const auto e = exercises::profile_training(zero_grad_heavy, 2);
+  CHECK(e.dominant == most_time_by_total(e.profile));
+}
+
+TEST_CASE("the dominant phase is the mean over the recorded steps, not the first step's") {
+  // Only the first recorded forward is slow (call 0 is the warm-up): 40 ms once against a 15 ms
+  // backward every step. The first step alone says forward; the mean over four says backward.
+  int forward_calls = 0;
+  auto slow_first_forward = [&forward_calls] {
+    if (forward_calls++ == 1) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  };
+  auto wait_ms = [](int ms) { return [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }; };
+  const exercises::TrainingStep first_step_slow{[] {}, slow_first_forward, [] {}, wait_ms(15), [] {}};
+  const auto report = exercises::profile_training(first_step_slow, 4);
+  CHECK(report.dominant == most_time_by_total(report.profile));
 }
 
 TEST_CASE("the warm-up step is the first call, and every recorded step holds a whole call of each phase") {

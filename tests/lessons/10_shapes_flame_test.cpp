@@ -49,6 +49,16 @@ TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never t
   CHECK(d.calls == 1);
 }
 
+TEST_CASE("the pair is ranked as a pair: the op with the most time overall need not own the costliest shape") {
+  // aten::add at ten shapes, 5 us each (50 us by name); aten::mm at one shape for 30 us.
+  std::vector<workbook::Event> events{make_event("ProfilerStep#1", 0, 200000, Category::user_annotation),
+                                      op("aten::mm", 0, 30, {{64, 64}, {64, 64}})};
+  for (std::int64_t k = 0; k < 10; ++k) events.push_back(op("aten::add", 40 + 10 * k, 45 + 10 * k, {{k + 1}, {k + 1}}));
+  const auto c = exercises::most_expensive_shape(workbook::Profile(std::move(events)));
+  CHECK(c.op == "aten::mm");
+  CHECK(c.self_us == doctest::Approx(30));
+}
+
 TEST_CASE("nested ops and two steps apart: ranked by self time, share of the self time of all events") {
   // aten::linear [0, 50] us holds aten::addmm [5, 45]: by total time linear (50) beats addmm (40),
   // by self time addmm wins (40 vs 10). Two steps with a gap between them: the self time of all

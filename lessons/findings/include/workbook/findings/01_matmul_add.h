@@ -1,0 +1,23 @@
+#pragma once
+/// \file
+/// \brief Lesson 01's run-dependent sentences: what self and total time, and the first recorded
+/// step's gap, showed in this run. Timings vary from run to run, so these are printed as
+/// narration whose words follow the numbers, never as a claim that could fail the run.
+
+#include <string>
+#include <vector>
+
+#include "workbook/findings/finding.h"
+
+namespace workbook::findings01 {
+
+/// How aten::matmul's total splits into aten::mm beneath it and its own self time, summed over
+/// the profile's aten::matmul events, said as this run shows it (a small n can leave matmul's own
+/// dispatch a large part). Throws std::invalid_argument when the profile has no aten::matmul.
+std::string matmul_self_against_total(const Profile& profile);
+
+/// The first recorded step paid for a cold start: its gap before aten::matmul is more than twice
+/// the median of the later steps' gaps (`gaps_us` in step order; at least two needed).
+Finding first_step_was_cold(const std::vector<double>& gaps_us);
+
+}  // namespace workbook::findings01

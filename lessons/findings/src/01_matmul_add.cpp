@@ -1,0 +1,45 @@
+#include "workbook/findings/01_matmul_add.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace workbook::findings01 {
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::string matmul_self_against_total(const Profile& p) {
+  const auto matmuls = p.find("aten::matmul");
+  if (matmuls.empty()) throw std::invalid_argument("no event named 'aten::matmul' in this profile");
+  double total = 0, in_mm = 0;
+  for (EventId m : matmuls) {
+    total += double(p.total_ns(m));
+    for (EventId mm : p.under(m, "aten::mm")) in_mm += double(p.total_ns(mm));
+  }
+  const double share = total > 0 ? in_mm / total : 0;
+  const std::string split = fmt::format("here aten::mm holds {:.0f}% of aten::matmul's total", 100 * share);
+  if (share >= 0.8)
+    return split +
+           ": aten::matmul has a large total but little self time, because almost all of it is spent in "
+           "aten::mm, which calls the BLAS GEMM";
+  return split +
+         ", and the rest is aten::matmul's own self time: at this size its dispatch (checking shapes, "
+         "choosing mm, the views around it) is a large part of the work, not just a wrapper's cost";
+}
+
+Finding first_step_was_cold(const std::vector<double>& gaps_us) {
+  if (gaps_us.size() < 2) return {false, "the first recorded step paid for a cold start", "fewer than two steps"};
+  const double first = gaps_us[0], later = median_of(std::vector<double>(gaps_us.begin() + 1, gaps_us.end()));
+  return {first > 2 * later, "the first recorded step paid for a cold start",
+          fmt::format("gap before aten::matmul: first recorded step {:.1f} us, median of the later ones {:.1f} us",
+                      first, later)};
+}
+
+}  // namespace workbook::findings01

@@ -1,0 +1,53 @@
+#include "workbook/findings/02_scale.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace workbook::findings02 {
+namespace {
+
+const SizePoint* first_compute_bound(const std::vector<SizePoint>& sweep) {
+  for (const SizePoint& p : sweep)
+    if (p.busy >= 0.5) return &p;
+  return nullptr;
+}
+
+void require_points(const std::vector<SizePoint>& sweep) {
+  if (sweep.empty()) throw std::invalid_argument("the sweep has no sizes");
+}
+
+}  // namespace
+
+std::string small_size_self_share(const std::vector<SizePoint>& sweep, double ceiling_gflops) {
+  require_points(sweep);
+  const SizePoint& p = sweep.front();
+  const double n = double(p.n), arithmetic_us = ceiling_gflops > 0 ? 2 * n * n * n / (ceiling_gflops * 1e3) : 0;
+  return fmt::format(
+      "at n = {} the 'mm+add self' column is {:.0f}% of the step ({:.1f} of {:.1f} us), while the GEMM's arithmetic "
+      "needs {:.3f} us at the ceiling",
+      p.n, p.step_us > 0 ? 100 * p.ops_self_us / p.step_us : 0.0, p.ops_self_us, p.step_us, arithmetic_us);
+}
+
+std::string busy_fraction_trend(const std::vector<SizePoint>& sweep) {
+  require_points(sweep);
+  const SizePoint &first = sweep.front(), &last = sweep.back();
+  const SizePoint* crossover = first_compute_bound(sweep);
+  const std::string ends = fmt::format("{:.2f} at n = {} to {:.2f} at n = {}", first.busy, first.n, last.busy, last.n);
+  if (sweep.size() < 2 || last.busy <= first.busy)
+    return fmt::format("here the busy fraction did not climb: from {}", ends);
+  return fmt::format("here the busy fraction climbs from {}{}", ends,
+                     crossover ? fmt::format(", compute-bound from n = {}", crossover->n)
+                               : std::string(", without reaching one half in this range"));
+}
+
+std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep) {
+  require_points(sweep);
+  const SizePoint* crossover = first_compute_bound(sweep);
+  const std::string a100 =
+      "the A100 was overhead-bound at n = 64 and compute-bound at n = 4096, the only two sizes the article measured";
+  if (!crossover) return fmt::format("No size up to n = {} was compute-bound here; {}", sweep.back().n, a100);
+  return fmt::format("Here the first compute-bound size is n = {}; {}", crossover->n, a100);
+}
+
+}  // namespace workbook::findings02

@@ -1,0 +1,32 @@
+// Lesson 01's sentences on hand-made profiles and gaps: each says what the numbers show, either way.
+#include <doctest/doctest.h>
+
+#include "synthetic_events.h"
+#include "workbook/findings/01_matmul_add.h"
+
+using testing::make_event;
+using workbook::Profile;
+namespace f01 = workbook::findings01;
+
+TEST_CASE("matmul's self time against its total: 'almost all in aten::mm' only when it is") {
+  // aten::matmul [0, 100] us with aten::mm [5, 95]: 90% in mm.
+  const Profile mostly_mm({make_event("aten::matmul", 0, 100000), make_event("aten::mm", 5000, 95000)});
+  const std::string a = f01::matmul_self_against_total(mostly_mm);
+  CHECK(a.find("90%") != std::string::npos);
+  CHECK(a.find("almost all of it is spent in aten::mm") != std::string::npos);
+  // aten::mm only 40% of it: NOT "almost all".
+  const Profile dispatch_heavy({make_event("aten::matmul", 0, 100000), make_event("aten::mm", 50000, 90000)});
+  const std::string b = f01::matmul_self_against_total(dispatch_heavy);
+  CHECK(b.find("40%") != std::string::npos);
+  CHECK(b.find("almost all") == std::string::npos);
+  CHECK(b.find("the rest is aten::matmul's own self time") != std::string::npos);
+  CHECK_THROWS_AS(f01::matmul_self_against_total(Profile({make_event("aten::mm", 0, 10)})), std::invalid_argument);
+}
+
+TEST_CASE("a cold first step: shown when its gap is over twice the later median, NOT shown otherwise") {
+  CHECK(f01::first_step_was_cold({30.8, 0.5, 0.6, 0.4}).holds);
+  const auto warm = f01::first_step_was_cold({1.0, 0.6, 0.5});
+  CHECK_FALSE(warm.holds);
+  CHECK(warm.evidence == "gap before aten::matmul: first recorded step 1.0 us, median of the later ones 0.6 us");
+  CHECK_FALSE(f01::first_step_was_cold({5.0}).holds);
+}
