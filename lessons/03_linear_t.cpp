@@ -51,15 +51,9 @@ double fastest_total_us(const Profile& p, const std::string& name) {
   return std::max(best, 0.0);
 }
 
-int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_t batch, std::int64_t large) {
-  print_lesson_header("Lesson 03 · nn::Linear and aten::t, a metadata operation");
-  torch::manual_seed(0);
-  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
-  torch::nn::Linear linear(in, out);
-  linear->to(opt.device, opt.dtype);
-  const torch::Tensor x = torch::randn({batch, in}, options);
-
-  const Profile profile = profile_linear(opt, linear, x);
+// Step 1: one forward as the profiler saw it, and what C++'s nn::Linear runs.
+void show_one_forward(const LessonOptions& opt, const Profile& profile, std::int64_t in, std::int64_t out,
+                      std::int64_t batch) {
   fmt::print("\nnn::Linear({}, {}) on a batch of {} ({}, {})\n", in, out, batch, opt.dtype_name(), opt.device_name());
   narrate("One forward, as the profiler saw it (first recorded step):");
   const auto forwards = profile.find("linear_forward");
@@ -72,7 +66,10 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
           "3-D input shows aten::t -> aten::matmul.");
   for (const Finding& f : {findings03::linear_is_one_addmm(profile), findings03::bias_inside_addmm(profile)})
     claim(f.holds, f.sentence, f.evidence);
+}
 
+// Step 2: W and W.t() side by side: same data, swapped strides.
+void show_the_transpose_is_a_view(torch::nn::Linear& linear) {
   const TensorView w = inspect(linear->weight), wt = inspect(linear->weight.t());
   fmt::print("W      {}\nW.t()  {}\n", describe(w), describe(wt));
   const Finding view = findings03::transpose_is_view(
@@ -82,15 +79,19 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
       "aten::t returns a view: the same data pointer, the sizes and the strides swapped. Reading W.t() "
       "row by row walks W column by column; nothing is copied. The GEMM is told the layout (a 'transposed' "
       "flag) and reads W where it lies.");
+}
 
-  // A small and a large Linear in one run: the view touches no element, the copy writes n^2 of them.
+// Step 3: a small and a large Linear: the view's work does not grow with the matrix, the copy's does.
+void compare_with_a_large_linear(const LessonOptions& opt, torch::nn::Linear& linear, const Profile& profile,
+                                 std::int64_t batch, std::int64_t large) {
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
   // (The view's recorded time can still rise beside a large GEMM, from what the big GEMM and copy
   // leave behind between its calls; timed alone, w.t() takes the same time at any size.)
   torch::nn::Linear big(large, large);
   big->to(opt.device, opt.dtype);
   const Profile big_profile = profile_linear(opt, big, torch::randn({batch, large}, options));
-  fmt::print("\n{:<28} {:>14} {:>14}\n", "fastest call", fmt::format("{}x{}", out, in),
-             fmt::format("{}x{}", large, large));
+  fmt::print("\n{:<28} {:>14} {:>14}\n", "fastest call",
+             fmt::format("{}x{}", linear->weight.size(0), linear->weight.size(1)), fmt::format("{}x{}", large, large));
   for (const char* op : {"aten::t", "aten::contiguous"})
     fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", op, fastest_total_us(profile, op),
                fastest_total_us(big_profile, op));
@@ -98,7 +99,20 @@ int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_
   for (const Finding& f :
        {findings03::t_runs_only_views(profile), findings03::contiguous_copies_the_weight(profile, weight_bytes)})
     claim(f.holds, f.sentence, f.evidence);
+}
 
+int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_t batch, std::int64_t large) {
+  print_lesson_header("Lesson 03 · nn::Linear and aten::t, a metadata operation");
+  torch::manual_seed(0);
+  const auto options = torch::TensorOptions().dtype(opt.dtype).device(opt.device);
+  // The workload: the articles' Linear and a batch for it.
+  torch::nn::Linear linear(in, out);
+  linear->to(opt.device, opt.dtype);
+  const torch::Tensor x = torch::randn({batch, in}, options);
+  const Profile profile = profile_linear(opt, linear, x);
+  show_one_forward(opt, profile, in, out, batch);
+  show_the_transpose_is_a_view(linear);
+  compare_with_a_large_linear(opt, linear, profile, batch, large);
   report_profile(profile, opt.device.is_cuda(), opt.out, opt.tag(),
                  "Lesson 03 · nn::Linear and aten::t · " + opt.tag());
   return 0;

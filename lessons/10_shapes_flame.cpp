@@ -46,12 +46,8 @@ struct Block {
   }
 };
 
-int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
-  print_lesson_header("Lesson 10 · Where the time goes: input shapes and flame graphs");
-  torch::manual_seed(0);
-  torch::NoGradGuard no_grad;
-  Block block(dim, heads);
-  const auto x = torch::randn({opt.size, dim});
+// Step 1: the block under the article's schedule, with record_shapes.
+Profile profile_the_block(const LessonOptions& opt, Block& block, const torch::Tensor& x) {
   SessionOptions recording;
   recording.record_shapes = true;
   const Schedule schedule(1, opt.warmup, opt.steps);
@@ -63,10 +59,11 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
     }
     session.step();
   }
-  const Profile profile = session.finish();
-  fmt::print("\na block of {} tokens, width {}, {} heads: projections, attention per head, an MLP\n", opt.size, dim,
-             heads);
+  return session.finish();
+}
 
+// Step 2: Python's group_by_input_shape table: one row per (op, input shapes).
+void show_the_table_by_shape(const Profile& profile) {
   const KeyAverages by_shape(profile, /*group_by_input_shape=*/true);
   fmt::print("\nkey_averages(group_by_input_shape=True).table(sort_by=\"cpu_time_total\", row_limit=14)\n{}",
              by_shape.table("cpu_time_total", 14));
@@ -77,7 +74,10 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
       "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
       "projection and the MLP's two GEMMs differ in shape and so in cost. That is where to look before "
       "optimising: which op, at which shape, takes the time.");
+}
 
+// Step 3: the collapsed stacks (export_stacks' format) and the flame graph drawn from them.
+void write_the_stacks_and_flame_graph(const LessonOptions& opt, const Profile& profile) {
   const std::string stacks = collapsed_stacks_text(profile);
   const auto stacks_path = opt.out / "stacks.txt", flame_path = opt.out / "flame.svg";
   FileSet stacks_and_flame;  // one set: an interrupted run leaves both old files or both new ones
@@ -97,7 +97,20 @@ int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
       "flamegraph.pl. Python's export_stacks (torch/autograd/profiler_util.py) writes the same format from "
       "Python's call stack; here the "
       "frames are the profile's own tree of regions and ops.");
+}
 
+int run(const LessonOptions& opt, std::int64_t dim, std::int64_t heads) {
+  print_lesson_header("Lesson 10 · Where the time goes: input shapes and flame graphs");
+  torch::manual_seed(0);
+  torch::NoGradGuard no_grad;
+  // The workload: a transformer-style block and its input.
+  Block block(dim, heads);
+  const auto x = torch::randn({opt.size, dim});
+  const Profile profile = profile_the_block(opt, block, x);
+  fmt::print("\na block of {} tokens, width {}, {} heads: projections, attention per head, an MLP\n", opt.size, dim,
+             heads);
+  show_the_table_by_shape(profile);
+  write_the_stacks_and_flame_graph(opt, profile);
   report_profile(profile, false, opt.out, opt.tag(), "Lesson 10 · shapes and flame graphs · " + opt.tag(), 12);
   return 0;
 }
