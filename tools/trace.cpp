@@ -1,8 +1,10 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT]`: the
-// statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]`:
+// the statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
 // with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
-// queue, a verdict per step); --svg also writes the per-step utilisation figure.
+// queue, a verdict per step); --kernels lists the kernels by time with what each name says;
+// --svg also writes the per-step utilisation figure.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +18,7 @@
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/format.h"
 #include "workbook/profiler/gpu_analysis.h"
+#include "workbook/profiler/kernel_names.h"
 #include "workbook/profiler/key_averages.h"
 
 namespace {
@@ -28,18 +31,52 @@ int stdout_written() {
   return 1;
 }
 
+// The kernels by summed time, each with its decoded name (text or JSON), at most `limit` (0: all).
+std::string kernel_list(const workbook::GpuAnalysis& analysis, int limit, bool json) {
+  const std::size_t shown = limit > 0 ? std::min(analysis.kernels.size(), std::size_t(limit)) : analysis.kernels.size();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& k = analysis.kernels[i];
+      const workbook::KernelName decoded = workbook::decode_kernel_name(k.name);
+      nlohmann::json fields = nlohmann::json::object();
+      for (const auto& [key, value] : decoded.fields) fields[key] = value;
+      out.push_back({{"name", k.name},
+                     {"count", k.count},
+                     {"total_us", double(k.total_ns) / 1e3},
+                     {"share", k.share},
+                     {"family", decoded.family},
+                     {"fields", fields}});
+    }
+    return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  std::string text = fmt::format("kernels by time ({} of {}), each name read where its family is known:\n", shown,
+                                 analysis.kernels.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& k = analysis.kernels[i];
+    const workbook::KernelName decoded = workbook::decode_kernel_name(k.name);
+    const std::string fields = decoded.describe_fields();
+    text += fmt::format("  {:5.1f}%  {:>10}  x{:<5} {}{}\n          {}\n", 100 * k.share,
+                        workbook::format_time_us(double(k.total_ns) / 1e3), k.count, decoded.family,
+                        fields.empty() ? "" : ": " + fields, workbook::printable(k.name));
+  }
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string file, sort_by = "cpu_time_total", under, svg;
   int limit = 30;
-  bool json = false, gpu = false;
+  bool json = false, gpu = false, kernels = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--json") {
       json = true;
     } else if (arg == "--gpu") {
       gpu = true;
+    } else if (arg == "--kernels") {
+      kernels = true;
     } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg") && i + 1 < argc) {
       std::string value = argv[++i];
       if (arg == "--svg") {
@@ -62,15 +99,15 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] "
-                 "[--json] [--gpu] [--svg OUT])\n",
+                 "[--json] [--gpu] [--kernels] [--svg OUT])\n",
                  workbook::printable(arg));
       return 2;
     }
   }
   if (file.empty()) {
-    fmt::print(
-        stderr,
-        "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT]\n");
+    fmt::print(stderr,
+               "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] "
+               "[--svg OUT]\n");
     return 2;
   }
   try {
@@ -85,6 +122,10 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "workbook trace: {} needs a value (got an empty one)\n", flag);
       return 2;
     }
+  }
+  if (kernels && gpu) {
+    fmt::print(stderr, "workbook trace: --kernels and --gpu are two views of the GPU: give one\n");
+    return 2;
   }
   std::error_code same_error;
   if (!svg.empty() && std::filesystem::equivalent(svg, file, same_error)) {
@@ -107,6 +148,16 @@ int main(int argc, char** argv) {
                    workbook::printable(file));
         return 2;
       }
+    }
+    if (kernels) {
+      const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
+      if (analysis.kernels.empty()) {
+        fmt::print(stderr, "workbook trace: {}: no GPU kernels in this trace\n", workbook::printable(file));
+        return 2;
+      }
+      if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));
+      fmt::print("{}", kernel_list(analysis, limit, json));
+      return stdout_written();
     }
     if (gpu || !svg.empty()) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
