@@ -154,9 +154,8 @@ void explain_the_steps_self_time(const LessonOptions& opt, const Profile& profil
   narrate(fmt::format(
       "ProfilerStep* self time is time inside a step that no op covers: {:.1f} us of the steps' {:.1f} us here "
       "({:.0f}%), {:.1f} us of it in the first recorded step and a median of {:.1f} us in the later ones. It "
-      "holds the profiler's bookkeeping between steps (closing the previous step's region, opening this one) "
-      "and the loop's code between ops (the wall-clock reads{}, freeing the result): "
-      "real time, but not the workload's.",
+      "holds the loop's code between ops (the wall-clock reads{}, freeing the result) and the profiler's own "
+      "work at the start and end of the step's region: real time, but not the workload's.",
       total_self, total_steps, 100 * total_self / total_steps, step_self[0],
       median(std::vector<double>(step_self.begin() + 1, step_self.end())),
       opt.device.is_cuda() ? ", the synchronize call" : ""));

@@ -258,6 +258,8 @@ void explain_the_busy_fraction(const std::vector<Row>& rows, double ceiling) {
       "cannot see inside an op, so the op's own overhead hides in its self time. The fixed cost stays put "
       "while the arithmetic grows as n^3: {}.",
       findings02::small_size_self_share(points, ceiling), findings02::busy_fraction_trend(points)));
+  const std::string disturbed = findings02::disturbed_sizes(points);
+  if (!disturbed.empty()) narrate("Careful: " + disturbed + ".");
 }
 
 void compare_with_the_articles_a100(const LessonOptions& opt, const std::vector<Row>& rows, double ceiling) {

@@ -130,9 +130,11 @@ void check_backward_zero_grad_and_optimizer(const Profile& profile, const Traini
         findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
     claim(f.holds, f.sentence, f.evidence);
   narrate(
-      "Setting gradients to none costs nothing now; backward's AccumulateGrad then stores a new gradient "
-      "instead of adding into a zeroed one (torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ "
-      "optimizers loop over the parameters, a few ops per parameter tensor, each a pass over that parameter; "
+      "Setting gradients to none runs no op (it drops the gradient tensors, and their memory is freed); "
+      "backward's AccumulateGrad then stores a new gradient instead of adding into a zeroed one "
+      "(torch/csrc/autograd/functions/accumulate_grad.h). LibTorch's C++ optimizers loop over the "
+      "parameters, one or a few ops per parameter tensor (SGD: one add_; AdamW: several), each a pass over "
+      "that parameter; "
       "Python's can batch them across parameters (foreach=True, torch/optim/adamw.py).");
 }
 

@@ -2,7 +2,7 @@
 //
 // Causal attention over q, k, v [batch, heads, seq, head_dim], written four ways and profiled
 // side by side: naive (an out-of-place masked_fill), naive in place, and scaled-dot-product
-// attention pinned to its math and (LibTorch >= 2) flash backends. Per forward: the ops, the copy
+// attention pinned to its math and (LibTorch >= 2.4 here) flash backends. Per forward: the ops, the copy
 // the out-of-place mask hides, the mask the math path rebuilds, host time, and peak memory as seq
 // doubles: the [seq, seq] scores against none.
 #include <torch/version.h>
@@ -21,8 +21,12 @@
 #include "workbook/profiler/region.h"
 #include "workbook/profiler/session.h"
 
-// SDPA's public entry point and its backends are LibTorch 2's; 2.5 added _safe_softmax.
-#define WORKBOOK_HAS_SDPA (TORCH_VERSION_MAJOR >= 2)
+// SDPA's public entry point came with 2.0, its CPU flash kernel with 2.1, the cuDNN backend's switch
+// (pinned off below) with 2.4; 2.5 added _safe_softmax. Debian ships 1.13 and 2.6.
+#define WORKBOOK_HAS_SDPA (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+#if TORCH_VERSION_MAJOR == 2 && !WORKBOOK_HAS_SDPA
+#error "lesson 11 runs on LibTorch 1.13 (the private SDPA) or >= 2.4 (the public one with pinned backends)"
+#endif
 #define WORKBOOK_HAS_SAFE_SOFTMAX (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
 
 namespace {
@@ -167,8 +171,9 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
   narrate(
       "Part 3 expected 5 GPU kernels for the naive module and found 6: the sixth was this copy. "
       "masked_fill is out of place, so it clones the scores and fills the clone. masked_fill_ fills "
-      "the scores where they lie. That is safe here only because nothing needs gradients: autograd "
-      "keeps the values an in-place op would overwrite.");
+      "the scores where they lie. Under no_grad, as here, that is always safe. With autograd an in-place "
+      "op fails when it overwrites a value a backward function saved; these scaled scores are saved by "
+      "nobody, but check before writing in place.");
 }
 
 // Step 3: what scaled-dot-product attention runs, per backend this LibTorch has.
@@ -189,8 +194,8 @@ void show_sdpa(const Profile& p) {
 #else
   fmt::print(
       "\nLibTorch {} has only the private _scaled_dot_product_attention (the math path). The public "
-      "scaled_dot_product_attention and its CPU flash kernel need LibTorch >= 2 "
-      "(`./workbook run 11 --libtorch2`).\n",
+      "scaled_dot_product_attention and its CPU flash kernel need LibTorch >= 2.1 (the workbook's second "
+      "leg runs 2.6: `./workbook run 11 --libtorch2`).\n",
       libtorch_version());
 #endif
 }
@@ -250,6 +255,7 @@ void show_memory_against_seq(const std::vector<Variant>& variants, const Attenti
     for (std::int64_t b : memory[v.name].peak_bytes) fmt::print(" {:>12.1f}", double(b) / 1024.0);
     fmt::print("\n");
   }
+  narrate(findings11::in_place_peak(memory["naive"], memory["naive_inplace"]) + ".");
   print_finding(findings11::peak_grows_as_seq_squared(memory["naive"]));
   print_finding(findings11::peak_grows_as_seq_squared(memory["sdpa_math"]));
 #if WORKBOOK_HAS_SDPA
@@ -274,7 +280,9 @@ void show_a_fully_masked_row() {
       s(safe.data_ptr<float>(), safe.data_ptr<float>() + 4);
   print_finding(findings11::safe_softmax_zeroes_masked_rows(p, s));
 #else
-  fmt::print("_safe_softmax, which SDPA's math path calls instead, gives 0 there; it needs LibTorch >= 2.5.\n");
+  fmt::print(
+      "From LibTorch 2.5 SDPA's math path calls _safe_softmax instead, which gives 0 there. The 1.13 math "
+      "path profiled above calls aten::softmax, and would give NaN.\n");
 #endif
 }
 

@@ -31,6 +31,22 @@ TEST_CASE("the busy fraction 'climbs' only when it did, with the crossover when 
   CHECK(f02::busy_fraction_trend(sweep({0.4})).find("did not climb") != std::string::npos);
 }
 
+TEST_CASE("a busy fraction that falls on the way is not said to climb") {
+  const std::string dip = f02::busy_fraction_trend(sweep({0.1, 0.8, 0.5, 0.9}));
+  CHECK(dip.find("not steadily") != std::string::npos);
+  CHECK(dip.find("fell from 0.80 at n = 128 to 0.50 at n = 256") != std::string::npos);
+}
+
+TEST_CASE("a size slower than a larger one is named as disturbed; none, nothing said") {
+  std::vector<f02::SizePoint> points{
+      {64, 10, 5, 0.1}, {128, 3869.1, 100, 0.9}, {256, 3345.7, 100, 0.9}, {512, 9000, 100, 1}};
+  const std::string said = f02::disturbed_sizes(points);
+  CHECK(said.rfind("n = 128 took longer than n = 256 (3869.1 against 3345.7 us)", 0) == 0);
+  CHECK(said.find("Rerun on a quiet machine") != std::string::npos);
+  points[1].step_us = 3400;  // within 5 % of the larger size's: noise, not named
+  CHECK(f02::disturbed_sizes(points).empty());
+}
+
 TEST_CASE("the crossover beside the A100: the first compute-bound size, or none") {
   CHECK(f02::crossover_against_the_a100(sweep({0.1, 0.6, 0.4, 0.9}))
             .rfind("Here the first compute-bound size is n = 128", 0) == 0);

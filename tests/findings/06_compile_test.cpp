@@ -62,12 +62,13 @@ TEST_CASE("the compiled MLP is fused: NOT shown with a separate gelu or mul in a
   CHECK_FALSE(f06::mlp_fused(two_calls("compiled_mlp", {"aten::mm", "workbook::fused_gelu_mul", "aten::mm"})).holds);
 }
 
-TEST_CASE("the host-time sentence says saved only when the compiled call was faster") {
-  CHECK(f06::host_time_saved(2.5, 2.0) == "removing aten::t's dispatch saved 0.50 us of 2.50 per call here");
+TEST_CASE("the host-time sentence says faster only when the compiled call clearly was") {
+  CHECK(f06::host_time_saved(2.5, 2.0) ==
+        "the compiled path, which skips aten::t, was 0.50 us faster per call here (2.00 against 2.50 us)");
   const std::string slower = f06::host_time_saved(2.0, 2.5);
-  CHECK(slower.find("saved nothing measurable") != std::string::npos);
-  CHECK(slower.find("2.50 us per compiled call against 2.00 us eager") != std::string::npos);
-  CHECK(f06::host_time_saved(2.0, 2.0).find("saved nothing") != std::string::npos);
+  CHECK(slower.find("showed no clear saving") != std::string::npos);
+  CHECK(slower.find("2.50 us per call against 2.00 us eager") != std::string::npos);
+  CHECK(f06::host_time_saved(2.0, 1.9).find("no clear saving") != std::string::npos);  // 5 %: within noise
 }
 
 TEST_CASE("AOTInductor runs no aten::t: NOT shown when its Linear or its MLP has one") {

@@ -66,9 +66,12 @@ TEST_CASE("in place drops the copy: NOT shown when an in-place forward still clo
   CHECK_FALSE(f11::in_place_drops_the_copy(attention_forwards(true, /*inplace_clean=*/false)).holds);
 }
 
-TEST_CASE("the math path rebuilds its mask: NOT shown when a forward has no tril") {
+TEST_CASE("the math path rebuilds its mask: NOT shown when a forward has no tril, or no ones") {
   CHECK(f11::math_rebuilds_the_mask(attention_forwards()).holds);
   CHECK_FALSE(f11::math_rebuilds_the_mask(attention_forwards(true, true, /*math_tril=*/false)).holds);
+  std::vector<Event> e;
+  forward(e, "sdpa_math", 0, {"aten::tril", "aten::_safe_softmax"});
+  CHECK_FALSE(f11::math_rebuilds_the_mask(Profile(std::move(e))).holds);
 }
 
 TEST_CASE("_safe_softmax and the flash op: each NOT shown when a forward lacks it or runs a GEMM") {
@@ -92,9 +95,21 @@ TEST_CASE("memory against seq: squared and linear growth told apart, and NOT sho
   CHECK_FALSE(f11::peak_grows_as_seq(quadratic).holds);
   CHECK(f11::peak_grows_as_seq(linear).evidence ==
         "sdpa_flash: seq 128 1.0 KiB seq 256 2.0 KiB seq 512 4.0 KiB, x2.00, x2.05");
+  // Flat is not linear: a fixed-size buffer that dominates says nothing about seq.
+  CHECK_FALSE(f11::peak_grows_as_seq({"x", {128, 256}, {1000, 1100}}).holds);
   // One seq says nothing about growth.
   CHECK_FALSE(f11::peak_grows_as_seq({"x", {128}, {1000}}).holds);
   CHECK_FALSE(f11::peak_grows_as_seq_squared({"x", {128}, {1000}}).holds);
+}
+
+TEST_CASE("in place and the peak: alike, lower or not lower, as the numbers say") {
+  const f11::MemoryBySeq naive{"naive", {128, 256}, {1000, 4000}};
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 4000}}).find("peak alike") != std::string::npos);
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 3000}}) ==
+        "Here the in-place version peaks 1.0 KiB lower at seq 256");
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 5024}}).find("does not peak lower") !=
+        std::string::npos);
+  CHECK_THROWS_AS(f11::in_place_peak(naive, {"naive_inplace", {128}, {1000}}), std::invalid_argument);
 }
 
 TEST_CASE("a fully masked row: NaN from softmax and 0 from _safe_softmax, NOT shown otherwise") {

@@ -36,9 +36,30 @@ std::string busy_fraction_trend(const std::vector<SizePoint>& sweep) {
   const std::string ends = fmt::format("{:.2f} at n = {} to {:.2f} at n = {}", first.busy, first.n, last.busy, last.n);
   if (sweep.size() < 2 || last.busy <= first.busy)
     return fmt::format("here the busy fraction did not climb: from {}", ends);
+  for (std::size_t k = 1; k < sweep.size(); ++k)
+    if (sweep[k].busy < sweep[k - 1].busy - 0.05)
+      return fmt::format(
+          "here the busy fraction rose from {} but not steadily: it fell from {:.2f} at n = {} to {:.2f} "
+          "at n = {}",
+          ends, sweep[k - 1].busy, sweep[k - 1].n, sweep[k].busy, sweep[k].n);
   return fmt::format("here the busy fraction climbs from {}{}", ends,
                      crossover ? fmt::format(", compute-bound from n = {}", crossover->n)
                                : std::string(", without reaching one half in this range"));
+}
+
+std::string disturbed_sizes(const std::vector<SizePoint>& sweep) {
+  std::string slow;
+  for (std::size_t k = 0; k < sweep.size(); ++k)
+    for (std::size_t later = k + 1; later < sweep.size(); ++later)
+      if (sweep[k].step_us > 1.05 * sweep[later].step_us) {
+        slow += fmt::format("{}n = {} took longer than n = {} ({:.1f} against {:.1f} us)", slow.empty() ? "" : "; ",
+                            sweep[k].n, sweep[later].n, sweep[k].step_us, sweep[later].step_us);
+        break;
+      }
+  if (slow.empty()) return slow;
+  return slow +
+         ": something other than the work slowed the smaller size (another process, a cold cache), so "
+         "its row and the crossover are not this machine's. Rerun on a quiet machine";
 }
 
 std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep) {

@@ -22,8 +22,13 @@ struct SizePoint {
 std::string small_size_self_share(const std::vector<SizePoint>& sweep, double ceiling_gflops);
 
 /// How the busy fraction moved from the smallest size to the largest, and where (if anywhere) it
-/// reached one half, said as this run shows it ("climbs" only when it did).
+/// reached one half, said as this run shows it ("climbs" only when no size's busy fraction fell
+/// more than 0.05 below the size before it).
 std::string busy_fraction_trend(const std::vector<SizePoint>& sweep);
+
+/// The sizes whose step took longer than a larger size's (by more than 5 %): something other than
+/// their work slowed them, so their rows and the crossover are not this machine's. "" when none.
+std::string disturbed_sizes(const std::vector<SizePoint>& sweep);
 
 /// This run's first compute-bound size beside the articles' A100, which was overhead-bound at 64
 /// and compute-bound at 4096 (the only two sizes they measured).
