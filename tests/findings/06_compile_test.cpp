@@ -2,6 +2,8 @@
 // where it does not, and a missing region is an error, never a count of zero.
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "synthetic_events.h"
 #include "workbook/findings/06_compile.h"
 
@@ -115,47 +117,22 @@ TEST_CASE("our cache's walk: each finding NOT shown when its entry count differs
   CHECK(f06::batch_becomes_dynamic(walk).holds);
   CHECK(f06::layout_is_guarded(walk).holds);
   CHECK(f06::in_place_update_keeps_entry(walk).holds);
-  for (const auto& [what, changed] :
-       std::vector<std::pair<const char*, f06::CacheWalk>>{{"a wrong answer",
-                                                            [&] {
-                                                              auto w = walk;
-                                                              w.all_equal_eager = false;
-                                                              return w;
-                                                            }()},
-                                                           {"the second batch recompiles",
-                                                            [&] {
-                                                              auto w = walk;
-                                                              w.after_second_batch = 3;
-                                                              return w;
-                                                            }()},
-                                                           {"the first batch does not",
-                                                            [&] {
-                                                              auto w = walk;
-                                                              w.after_batch = 1;
-                                                              w.after_second_batch = 1;
-                                                              return w;
-                                                            }()},
-                                                           {"layout not guarded",
-                                                            [&] {
-                                                              auto w = walk;
-                                                              w.after_transposed = 2;
-                                                              return w;
-                                                            }()},
-                                                           {"the update recompiles",
-                                                            [&] {
-                                                              auto w = walk;
-                                                              w.after_update = 4;
-                                                              w.after_replace = 5;
-                                                              return w;
-                                                            }()},
-                                                           {"the replacement does not", [&] {
-                                                              auto w = walk;
-                                                              w.after_replace = 3;
-                                                              return w;
-                                                            }()}}) {
+  const auto changed = [&walk](const std::function<void(f06::CacheWalk&)>& change) {
+    f06::CacheWalk w = walk;
+    change(w);
+    return w;
+  };
+  const std::vector<std::pair<const char*, f06::CacheWalk>> wrong_walks{
+      {"a wrong answer", changed([](f06::CacheWalk& w) { w.all_equal_eager = false; })},
+      {"the second batch recompiles", changed([](f06::CacheWalk& w) { w.after_second_batch = 3; })},
+      {"the first batch does not", changed([](f06::CacheWalk& w) { w.after_batch = w.after_second_batch = 1; })},
+      {"layout not guarded", changed([](f06::CacheWalk& w) { w.after_transposed = 2; })},
+      {"the update recompiles", changed([](f06::CacheWalk& w) { w.after_update = 4, w.after_replace = 5; })},
+      {"the replacement does not", changed([](f06::CacheWalk& w) { w.after_replace = 3; })}};
+  for (const auto& [what, wrong] : wrong_walks) {
     CAPTURE(what);
-    const bool all = f06::cache_equals_eager(changed).holds && f06::batch_becomes_dynamic(changed).holds &&
-                     f06::layout_is_guarded(changed).holds && f06::in_place_update_keeps_entry(changed).holds;
+    const bool all = f06::cache_equals_eager(wrong).holds && f06::batch_becomes_dynamic(wrong).holds &&
+                     f06::layout_is_guarded(wrong).holds && f06::in_place_update_keeps_entry(wrong).holds;
     CHECK_FALSE(all);
   }
 }
