@@ -75,6 +75,10 @@ TEST_CASE("the crossover is a size that is compute-bound: the power of two at or
   CHECK(exercises::predicted_crossover(model, 8, 4096) == 64);
 }
 
+TEST_CASE("three different sizes are needed, however the repeated ones are ordered") {
+  CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {40, 2.0}, {24, 1.3}, {40, 2.2}}), std::invalid_argument);
+}
+
 TEST_CASE("a step that is zero or negative is an error") {
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 0.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, -2.0}, {32, 3.0}}), std::invalid_argument);

@@ -171,6 +171,8 @@ TEST_CASE("copying ops are counted as the contract names them, and a new tensor 
   };
   for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
            {"clone", [](const torch::Tensor& t) { return t.clone(); }},
+           // aten::contiguous itself copies nothing: the clone and the copy_ beneath it do.
+           {"contiguous of a transpose", [](const torch::Tensor& t) { return t.t().contiguous(); }},
            {"to float64", [](const torch::Tensor& t) { return t.to(torch::kDouble); }},
            // aten::to to the dtype it has returns the input itself: no aten::_to_copy, nothing copied.
            {"to its own dtype", [](const torch::Tensor& t) { return t.to(t.scalar_type()); }}}) {

@@ -169,3 +169,35 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
   CHECK(s[0].gemm_us == doctest::Approx(20));
   CHECK(s[2].total_us == doctest::Approx(10 / 2.0));  // act_mul: 10 us in forward 1, none in forward 2
 }
+
+TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one forward add up") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // One forward; gate_proj runs twice in it (20 us each, each with two 8 us GEMMs).
+  const workbook::Profile p({make_event("mlp_forward", 0, 200000, region), make_event("gate_proj", 0, 20000, region),
+                             make_event("aten::mm", 1000, 9000), make_event("aten::mm", 10000, 18000),
+                             make_event("gate_proj", 20000, 40000, region), make_event("aten::mm", 21000, 29000),
+                             make_event("aten::mm", 30000, 38000), make_event("up_proj", 40000, 60000, region),
+                             make_event("act_mul", 60000, 70000, region), make_event("down_proj", 70000, 100000, region)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(40));  // both regions of the forward
+  CHECK(s[0].gemm_us == doctest::Approx(32));   // all four GEMMs' time in the forward, not one GEMM's mean
+}
+
+TEST_CASE("a stage counts only inside a forward, even when a step region holds it") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // As a Session records: ProfilerStep#1 holds the forward and, outside it, a stray gate_proj.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 1000000, region), make_event("mlp_forward", 0, 100000, region),
+                             make_event("gate_proj", 0, 30000, region), make_event("aten::mm", 5000, 25000),
+                             make_event("up_proj", 30000, 60000, region), make_event("act_mul", 60000, 70000, region),
+                             make_event("down_proj", 70000, 100000, region),
+                             make_event("gate_proj", 500000, 600000, region), make_event("aten::mm", 510000, 590000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(30));
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+}

@@ -78,6 +78,7 @@ TEST_CASE("five phase regions per recorded step, each holding its own work") {
     CHECK(p.find(phase).size() == 3);
   }
   // In each step the phases run in TrainingStep's order.
+  const std::vector<std::string> phases{"zero_grad", "forward", "loss", "backward", "optimizer"};
   for (auto step : p.find_prefix("ProfilerStep#")) {
     std::vector<std::int64_t> starts;
     for (const std::string phase : {"zero_grad", "forward", "loss", "backward", "optimizer"}) {
@@ -86,6 +87,13 @@ TEST_CASE("five phase regions per recorded step, each holding its own work") {
     }
     REQUIRE(starts.size() == 5);
     CHECK(std::is_sorted(starts.begin(), starts.end()));
+    // One after another, not nested: each phase's region ends before the next one starts.
+    for (std::size_t k = 0; k + 1 < phases.size(); ++k) {
+      const auto here = p.under(step, phases[k]), next = p.under(step, phases[k + 1]);
+      REQUIRE((here.size() == 1 && next.size() == 1));
+      CAPTURE(phases[k]);
+      CHECK(p[here[0]].end_ns <= p[next[0]].start_ns);
+    }
   }
   for (auto f : p.find("forward")) CHECK(p.count_under(f, "aten::addmm") == 2);
   for (auto l : p.find("loss")) CHECK(p.count_under(l, "aten::mse_loss") == 1);

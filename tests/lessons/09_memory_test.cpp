@@ -56,4 +56,5 @@ TEST_CASE("the prediction holds where the model is wide: x is an input, it gets 
 TEST_CASE("the prediction holds at tiny shapes, where every vector counts") {
   check_prediction({4, 8, 16});
   check_prediction({2, 16, 8});
+  check_prediction({1024, 4, 4});  // narrow: a buffer per token (a [T] vector) is 3 % of the peak here
 }

@@ -36,13 +36,14 @@ Qkv random_qkv(std::int64_t batch, std::int64_t heads, std::int64_t seq, std::in
 // when the call began.
 struct CallMemory {
   std::int64_t largest_allocation = 0, peak_above_start = 0;
-  std::size_t gemms = 0, sdpa_ops = 0;
+  std::size_t gemms = 0, sdpa_ops = 0, gemms_over_all_queries = 0, softmax_ops = 0;
 };
 
 CallMemory record_call(const Qkv& x, std::int64_t block) {
   torch::NoGradGuard no_grad;
   workbook::SessionOptions options;
   options.profile_memory = true;
+  options.record_shapes = true;
   const workbook::Profile p = testing::record_forwards(
       "attention", [&] { torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, block); }, options, 1);
   CallMemory m;
@@ -50,8 +51,13 @@ CallMemory record_call(const Qkv& x, std::int64_t block) {
   for (workbook::EventId d : p.descendants(p.find("attention").at(0))) {
     const auto& e = p[d];
     if (e.category == workbook::Category::memory) m.largest_allocation = std::max(m.largest_allocation, e.bytes);
-    m.gemms += e.name == "aten::bmm" || e.name == "aten::mm";
+    const bool gemm = e.name == "aten::bmm" || e.name == "aten::mm";
+    m.gemms += gemm;
+    // [batch x heads, queries, ...] for bmm, [queries, ...] for mm: the first input's rows.
+    if (gemm && !e.input_shapes.empty() && e.input_shapes[0].size() >= 2)
+      m.gemms_over_all_queries += e.input_shapes[0][e.input_shapes[0].size() - 2] == x.q.size(2);
     m.sdpa_ops += e.name.find("scaled_dot_product") != std::string::npos;
+    m.softmax_ops += e.name == "aten::softmax" || e.name == "aten::_softmax";
   }
   const auto timeline = workbook::memory_timeline(p);
   m.peak_above_start = timeline.peak_between(region.start_ns, region.end_ns) - timeline.live_at(region.start_ns - 1);
@@ -91,10 +97,18 @@ TEST_CASE("large scores stay finite: exponentials are taken against the running 
   const torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, 8);
   CHECK(torch::isfinite(out).all().item<bool>());
   CHECK(all_close(out, naive_causal_attention(x.q, x.k, x.v), 1e-3, 1e-3));
+  // Every score far below zero: the running maximum starts at -inf, not at 0 (exp of a score
+  // 200 below a maximum of 0 is 0 in float32, and the sum would be 0 too).
+  const torch::Tensor q = -200 * torch::ones({1, 1, 2, 1}), k = torch::ones({1, 1, 2, 1});
+  const torch::Tensor v = torch::tensor({1.0f, 3.0f}).view({1, 1, 2, 1});
+  const torch::Tensor negative = exercises::tiled_causal_attention(q, k, v, 1);
+  CHECK(torch::isfinite(negative).all().item<bool>());
+  CHECK(all_close(negative, naive_causal_attention(q, k, v)));
 }
 
 TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one block of scores") {
-  const std::int64_t batch = 1, heads = 2, seq = 512, head_dim = 32, block = 64;
+  // One head of 1024: a [seq, seq] tensor of any dtype, even a bool mask, is past one block's floats.
+  const std::int64_t batch = 1, heads = 1, seq = 1024, head_dim = 32, block = 64;
   const CallMemory m = record_call(random_qkv(batch, heads, seq, head_dim), block);
   const std::int64_t block_bytes = 4 * batch * heads * seq * std::max(block, head_dim);
   const std::int64_t full_scores_bytes = 4 * batch * heads * seq * seq;
@@ -105,11 +119,15 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
   // Written with LibTorch ops over blocks of keys, not handed to a fused kernel.
   CHECK(m.sdpa_ops == 0);
   CHECK(m.gemms >= 2 * std::size_t(seq / block));
+  // The blocks are of keys: every GEMM takes all seq queries at once, and no softmax over whole
+  // rows runs (the online softmax replaces it).
+  CHECK(m.gemms_over_all_queries == m.gemms);
+  CHECK(m.softmax_ops == 0);
 }
 
 TEST_CASE("the peak grows with seq, not seq^2: seq 1024 peaks at most 2.3x seq 512") {
-  const CallMemory at_512 = record_call(random_qkv(1, 2, 512, 32), 64);
-  const CallMemory at_1024 = record_call(random_qkv(1, 2, 1024, 32), 64);
+  const CallMemory at_512 = record_call(random_qkv(1, 1, 512, 32), 64);
+  const CallMemory at_1024 = record_call(random_qkv(1, 1, 1024, 32), 64);
   INFO("peak above the call's start: " << at_512.peak_above_start << " bytes at seq 512, " << at_1024.peak_above_start
                                        << " at 1024");
   REQUIRE(at_512.peak_above_start > 0);
