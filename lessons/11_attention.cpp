@@ -328,6 +328,6 @@ int main(int argc, char** argv) {
   // buffers (scores, scaled, the masked copy, softmax, the math path's mask) and q, k, v, out.
   const double b = double(shape.batch) * double(shape.heads), s = 2.0 * double(opt.size);
   require_memory(defaults.program, fmt::format("--size {} --batch {} --heads {}", opt.size, shape.batch, shape.heads),
-                 4 * (5 * b * s * s + 4 * b * s * double(shape.head_dim)));
+                 4 * (5 * b * s * s + 7 * b * s * double(shape.head_dim)));
   return run_reporting_errors(defaults.program, [&] { return run(opt, shape); });
 }

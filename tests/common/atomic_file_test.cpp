@@ -74,3 +74,14 @@ TEST_CASE("a FileSet replaces its files together on commit, and none of them wit
   CHECK(workbook::read_file(b) == "new b");
   fs::remove_all(dir);
 }
+
+TEST_CASE("a name of up to 255 bytes can be written: the temporary's name is cut to fit") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-long-" + std::to_string(::getpid()));
+  const fs::path target = dir / (std::string(250, 'n') + ".svg");
+  workbook::write_file_atomically(target, "long");
+  CHECK(workbook::read_file(target) == "long");
+  int entries = 0;
+  for (auto& e : fs::directory_iterator(dir)) entries += e.is_regular_file();
+  CHECK(entries == 1);
+  fs::remove_all(dir);
+}

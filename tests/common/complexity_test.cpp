@@ -77,6 +77,45 @@ TEST_SUITE("timing") {
     CHECK(took < 2.0);
   }
 
+  TEST_CASE("40 000 nested runtime calls and 40 000 kernels of the innermost: linked in near-linear time") {
+    // Each kernel's op is found above a chain of runtime calls: walked once, not once per kernel.
+    const int depth = 40000;
+    std::vector<Event> events{make_event("op", 0, 4 * depth + 10)};
+    for (int i = 0; i < depth; ++i) {
+      Event call = make_launch(1 + i, 4 * depth - 2 * i, i == depth - 1 ? 1 : 1000000 + i);
+      events.push_back(call);
+    }
+    for (int j = 0; j < depth; ++j)
+      events.push_back(make_device_work("k", 5 * depth + j, 5 * depth + j + 1, 7, workbook::DeviceWork::kernel, 1));
+    const auto start = std::chrono::steady_clock::now();
+    const Profile p(std::move(events));
+    const double took = seconds_since(start);
+    CHECK(p.kernels(p.find("op").at(0)).size() == std::size_t(depth));
+    CAPTURE(took);
+    CHECK(took < 3.0);
+  }
+
+  TEST_CASE("an SVG of 16 000 streams in 64 steps draws at most 16 streams a device, in near-linear time") {
+    const int streams = 16000, steps = 64;
+    std::vector<Event> events;
+    for (int k = 0; k < steps; ++k) {
+      const std::int64_t b = std::int64_t(k) * (2 * streams + 10);
+      events.push_back(
+          make_event(("ProfilerStep#" + std::to_string(k)).c_str(), b, b + 2 * streams + 5, Category::user_annotation));
+      for (int i = 0; i < streams; ++i) events.push_back(make_device_work("k", b + 2 * i, b + 2 * i + 1, 100 + i));
+    }
+    const Profile p(std::move(events));
+    const auto start = std::chrono::steady_clock::now();
+    const std::string svg = workbook::gpu_utilisation_svg(workbook::analyze_gpu(p), "many streams");
+    const double took = seconds_since(start);
+    CHECK(svg.find("stream 115") != std::string::npos);
+    CHECK(svg.find("stream 116") == std::string::npos);
+    CHECK(svg.find("at most 16 streams each") != std::string::npos);
+    CHECK(svg.size() < 2000000);
+    CAPTURE(took);
+    CHECK(took < 10.0);
+  }
+
   TEST_CASE("200 000 children with their parent's name fold in near-linear time") {
     std::vector<Event> events{make_event("op", 0, 10'000'000)};
     for (int i = 0; i < 200000; ++i) events.push_back(make_event("op", 10 + 40 * i, 30 + 40 * i));

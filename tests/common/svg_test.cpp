@@ -57,3 +57,11 @@ TEST_CASE("printable writes control characters, C1 controls and bidi overrides o
                             "evil") == "\\u{202e}evil");
   CHECK(workbook::printable("caf\xC3\xA9 \xE2\x80\x94 ok") == "caf\xC3\xA9 \xE2\x80\x94 ok");  // ordinary UTF-8 stays
 }
+
+TEST_CASE("printable escapes bytes that are not well-formed UTF-8: a stray byte, a cut sequence, an overlong") {
+  CHECK(workbook::printable("path\xFF.json") == "path\\xff.json");
+  CHECK(workbook::printable("caf\xC3") == "caf\\xc3");                   // cut at the end
+  CHECK(workbook::printable("\xC0\xAF") == "\\xc0\\xaf");                // overlong '/'
+  CHECK(workbook::printable("\xED\xA0\x80") == "\\xed\\xa0\\x80");       // a surrogate
+  CHECK(workbook::printable("\xF0\x9F\x98\x80") == "\xF0\x9F\x98\x80");  // an emoji stays
+}

@@ -53,6 +53,16 @@ out=$(WORKBOOK_ROOT="$scratch" WORKBOOK_BUILD_DIR="$scratch/build" WORKBOOK_STAT
 git -C "$scratch" diff --quiet || fail "reset did not write the stub back: $out"
 grep -q "kept in" <<<"$out" || fail "reset did not say where the learner's version went: $out"
 grep -qs "the learner's work" "$tmp"/reset-state/backup/01_matmul_add.*.cpp || fail "no backup of the learner's version"
+# A second reset in the same second keeps its own backup beside the first.
+for version in A B; do
+  echo "// version $version" >>"$scratch/exercises/01_matmul_add.cpp"
+  WORKBOOK_ROOT="$scratch" WORKBOOK_BUILD_DIR="$scratch/build" WORKBOOK_STATE_DIR="$tmp/twice-state" \
+    "${WORKBOOK_BUILD_DIR:-$root/build}/tools/workbook_runner" reset 1 >/dev/null 2>&1
+done
+[ "$(grep -ls "version [AB]" "$tmp"/twice-state/backup/01_matmul_add.*.cpp | wc -l)" -eq 2 ] ||
+  fail "two resets in a row kept $(ls "$tmp"/twice-state/backup | wc -l) backup(s), want 2"
+# A state folder named by an empty variable is an error, not the current folder.
+expect_usage_error "WORKBOOK_STATE_DIR is set but empty" env WORKBOOK_STATE_DIR= "$root/workbook" list
 # list: every status starts where the header's "exercise" does, however long a title is.
 WORKBOOK_STATE_DIR="$tmp/list-state" "$root/workbook" list | python3 -c '
 import sys
@@ -60,5 +70,5 @@ lines = sys.stdin.read().splitlines()
 column = lines[0].index("exercise")
 bad = [l for l in lines[1:] if not (l[column:].startswith("pending") or l[column:].startswith("done")) or l[column - 1] != " "]
 sys.exit(1 if bad or len(lines) < 2 else 0)' || fail "list: a status is out of its column"
-echo "state_is_data: $((9 - failures)) passed, $failures failed"
+echo "state_is_data: $((11 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -24,6 +24,8 @@ Context Context::from_environment() {
   if (!root || !build) throw std::runtime_error("start the runner through ./workbook (WORKBOOK_ROOT is not set)");
   // WORKBOOK_STATE_DIR: the suite's tests keep their progress apart from the learner's.
   const char* state_dir = std::getenv("WORKBOOK_STATE_DIR");
+  if (state_dir && !*state_dir)
+    throw UsageError("WORKBOOK_STATE_DIR is set but empty: unset it, or name the folder for the progress");
   const fs::path r = root, state = state_dir ? fs::path(state_dir) : r / ".workbook";
   // The build log lives with the progress unless .workbook/ is unusable.
   std::error_code ec;

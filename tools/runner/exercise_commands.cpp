@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -185,14 +188,23 @@ fs::path keep_learners_version(const Context& c, const fs::path& exercise, const
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  const fs::path backup = c.progress.dir() / "backup" / (slug + "." + stamp + ".cpp");
+  // A name no earlier backup has (two resets in one second get .2, .3, ...): a backup is never replaced.
+  const fs::path folder = c.progress.dir() / "backup";
   try {
-    fs::create_directories(backup.parent_path());
-    workbook::write_file_atomically(backup, *mine);
+    fs::create_directories(folder);
+    for (int n = 1; n < 1000; ++n) {
+      const fs::path backup = folder / (slug + "." + stamp + (n > 1 ? "." + std::to_string(n) : "") + ".cpp");
+      const int fd = ::open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (fd < 0 && errno == EEXIST) continue;
+      if (fd < 0) throw std::runtime_error(fmt::format("{}: {}", backup.string(), std::strerror(errno)));
+      ::close(fd);
+      workbook::write_file_atomically(backup, *mine);
+      return backup;
+    }
+    throw std::runtime_error("a thousand backups in one second");
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("not reset: could not keep your version first ({})", e.what()));
   }
-  return backup;
 }
 
 }  // namespace

@@ -85,7 +85,9 @@ Progress ProgressStore::load() const {
 
 void ProgressStore::update(const std::function<void(Progress&)>& change) const {
   check_kinds();
-  fs::create_directories(dir_);
+  std::error_code made;
+  fs::create_directories(dir_, made);
+  if (made) throw UsageError(fmt::format("cannot save progress in {}: {}", dir_.string(), made.message()));
   const FileLock lock(dir_ / "progress.lock");
   Progress p = load();
   change(p);

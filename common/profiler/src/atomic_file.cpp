@@ -1,6 +1,7 @@
 #include "workbook/profiler/atomic_file.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,7 +94,10 @@ void check_target(const fs::path& path) {
 // name planted in advance, a symlink among them, is never opened), readable as a plain file would
 // be (0666 less the umask). Returns its path and an open descriptor.
 std::pair<fs::path, int> create_temporary_beside(const fs::path& path) {
-  std::string name = path.string() + ".tmp.XXXXXX";
+  // The temporary's name must fit where the target's does (255 bytes): a long file name is cut.
+  std::string file = path.filename().string();
+  if (file.size() > 200) file.resize(200);
+  std::string name = (path.parent_path() / (file + ".tmp.XXXXXX")).string();
   const int fd = ::mkstemp(name.data());
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
   const mode_t mask = ::umask(0);
@@ -153,12 +157,22 @@ void FileSet::stage(const fs::path& path, std::string_view contents) {
 }
 
 void FileSet::commit() {
+  // The renames run with the interrupt signals held back, so Ctrl-C or a kill never lands between
+  // two of them (a set half old, half new); a held signal takes effect once the set is in place.
+  sigset_t interrupts, before;
+  sigemptyset(&interrupts);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaddset(&interrupts, signal);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &before);
+  std::string failure;
   for (const auto& [temp, target] : staged_) {
-    if (std::rename(temp.c_str(), target.c_str()) != 0)
-      throw std::runtime_error(fmt::format("cannot write {}: {}", target.string(), std::strerror(errno)));
+    if (failure.empty() && std::rename(temp.c_str(), target.c_str()) == 0) continue;
+    if (failure.empty()) failure = fmt::format("cannot write {}: {}", target.string(), std::strerror(errno));
+    ::unlink(temp.c_str());  // not renamed: no temporary is left behind
   }
   staged_.clear();
   guards_.clear();
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (!failure.empty()) throw std::runtime_error(failure);
 }
 
 std::string read_file(const fs::path& path) {

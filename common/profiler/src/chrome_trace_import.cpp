@@ -54,9 +54,10 @@ struct FeedResult {
 class TraceReader : detail::JsonCursor {
  public:
   /// `size_hint`: bytes of JSON to come; events are reserved for it (a Kineto event takes well over
-  /// 64 bytes of JSON, and reserved pages that stay unused cost no memory).
+  /// 64 bytes of JSON, and reserved pages that stay unused cost no memory), up to 16 M events: past
+  /// that the vector grows as events come, so a huge file of padding is not refused up front.
   TraceReader(std::string source, std::size_t size_hint) : JsonCursor(std::move(source)) {
-    events_.reserve(size_hint / 64);
+    events_.reserve(std::min<std::size_t>(size_hint / 64, std::size_t(1) << 24));
   }
 
   using JsonCursor::fail;

@@ -21,6 +21,26 @@ std::string format_memory(std::int64_t bytes) {
   return fmt::format("{} b", bytes);
 }
 
+std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return at + k < text.size() ? static_cast<unsigned char>(text[at + k]) : 0u; };
+  const unsigned lead = byte(0);
+  std::size_t length = 0;
+  unsigned low = 0x80, high = 0xBF;  // the allowed range of the second byte (RFC 3629's table)
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+  else
+    return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  return length;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -38,6 +58,16 @@ std::string printable(std::string_view text) {
       // Bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069) reorder what follows.
       out += fmt::format("\\u{{{:04x}}}", 0x2000 | ((next(1) & 0x3F) << 6) | (next(2) & 0x3F));
       i += 2;
+    } else if (byte >= 0x80) {
+      // Any other non-ASCII byte passes only as part of a well-formed UTF-8 sequence; a stray or
+      // truncated one is escaped (a terminal or an XML reader would choke on it).
+      const std::size_t length = utf8_sequence_length(text, i);
+      if (length == 0) {
+        out += fmt::format("\\x{:02x}", byte);
+      } else {
+        out.append(text.substr(i, length));
+        i += length - 1;
+      }
     } else {
       out += text[i];
     }

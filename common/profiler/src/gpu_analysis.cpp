@@ -324,8 +324,10 @@ std::string gpu_analysis_json(const GpuAnalysis& a) {
 
 std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) {
   // Columns: the whole trace, then each step. Rows: each device, then its streams. A figure to
-  // read, not a dump: at most kMaxSteps steps and kMaxDevices devices (the first), said in a note.
-  constexpr std::size_t kMaxSteps = 64, kMaxDevices = 16;
+  // read, not a dump: at most kMaxSteps steps, kMaxDevices devices and kMaxStreams streams per device
+  // (the first), said in a note.
+  constexpr std::size_t kMaxSteps = 64, kMaxDevices = 16, kMaxStreams = 16;
+  bool streams_cut = false;
   struct Row {
     std::string label;
     std::vector<double> cells;
@@ -339,18 +341,25 @@ std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) 
     const DeviceUse& d = a.devices[dev];
     Row device{fmt::format("GPU {}", d.device), {d.busy_fraction}};
     std::map<std::uint64_t, Row> streams;
-    for (const auto& s : d.streams) streams[s.stream] = Row{fmt::format("  stream {}", s.stream), {s.busy_fraction}};
+    for (const auto& s : d.streams) {
+      if (streams.size() == kMaxStreams) {
+        streams_cut = true;
+        break;
+      }
+      streams[s.stream] = Row{fmt::format("  stream {}", s.stream), {s.busy_fraction}};
+    }
     for (std::size_t k = 0; k < steps_shown; ++k) {
       const DeviceUse* in_step = nullptr;
       for (const auto& sd : a.steps[k].devices)
         if (sd.device == d.device) in_step = &sd;
       device.cells.push_back(in_step ? in_step->busy_fraction : 0.0);
+      std::map<std::uint64_t, double> busy_in_step;  // one pass over the step's streams, not one per row
+      if (in_step)
+        for (const auto& ss : in_step->streams)
+          if (streams.count(ss.stream)) busy_in_step[ss.stream] = ss.busy_fraction;
       for (auto& [id, row] : streams) {
-        double f = 0;
-        if (in_step)
-          for (const auto& ss : in_step->streams)
-            if (ss.stream == id) f = ss.busy_fraction;
-        row.cells.push_back(f);
+        const auto f = busy_in_step.find(id);
+        row.cells.push_back(f == busy_in_step.end() ? 0.0 : f->second);
       }
     }
     rows.push_back(device);
@@ -366,9 +375,9 @@ std::string gpu_utilisation_svg(const GpuAnalysis& a, const std::string& title) 
       "<text x=\"{2}\" y=\"40\" fill=\"#555\">GPU busy fraction (kernels, copies, fills) per window; darker is "
       "busier{4}</text>\n",
       width, height, left, svg_escape(title),
-      steps_shown < a.steps.size() || devices_shown < a.devices.size()
-          ? fmt::format(" (the first {} of {} steps, {} of {} devices)", steps_shown, a.steps.size(), devices_shown,
-                        a.devices.size())
+      steps_shown < a.steps.size() || devices_shown < a.devices.size() || streams_cut
+          ? fmt::format(" (the first {} of {} steps, {} of {} devices, at most {} streams each)", steps_shown,
+                        a.steps.size(), devices_shown, a.devices.size(), kMaxStreams)
           : std::string());
   for (std::size_t c = 0; c < columns.size(); ++c)
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",

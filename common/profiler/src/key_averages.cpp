@@ -231,8 +231,12 @@ std::string KeyAverages::table(const TableOptions& o) const {
     if (o.row_limit > 0 && shown == o.row_limit) break;
     ++shown;
     std::string name = printable(r.name);
-    if (int(name.size()) >= o.max_name_column_width - 3)
-      name = name.substr(0, std::size_t(o.max_name_column_width - 3)) + "...";
+    if (int(name.size()) >= o.max_name_column_width - 3) {
+      // Cut at a character's start, never inside a multi-byte one.
+      std::size_t cut = std::size_t(o.max_name_column_width - 3);
+      while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;
+      name = name.substr(0, cut) + "...";
+    }
     std::vector<std::string> cells{name,
                                    time_share(r.self_cpu_us, cpu_sum),
                                    format_time_us(r.self_cpu_us),

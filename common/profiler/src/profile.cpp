@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 namespace workbook {
@@ -94,6 +95,28 @@ void Profile::link_device_work() {
       op_by_external_id[e.external_id] = id;
     }
   }
+  // The op a runtime call belongs to: its nearest ancestor that is not itself a runtime call,
+  // remembered per call so that nested runtime calls are walked once, not once per kernel.
+  std::unordered_map<EventId, std::optional<EventId>> owner_of_runtime;
+  const auto owner_of = [&](EventId runtime_call) {
+    std::vector<EventId> walked;
+    std::optional<EventId> at = runtime_call, owner;
+    for (;;) {
+      const auto known = owner_of_runtime.find(*at);
+      if (known != owner_of_runtime.end()) {
+        owner = known->second;
+        break;
+      }
+      walked.push_back(*at);
+      at = parent_[*at];
+      if (!at || events_[*at].category != Category::runtime) {
+        owner = at;
+        break;
+      }
+    }
+    for (EventId w : walked) owner_of_runtime.emplace(w, owner);
+    return owner;
+  };
   for (EventId id = 0; id < events_.size(); ++id) {
     const Event& e = events_[id];
     if (!e.on_device()) continue;
@@ -101,9 +124,7 @@ void Profile::link_device_work() {
     if (launch != launch_by_correlation.end()) {
       parent_[id] = launch->second;
       children_[launch->second].push_back(id);
-      auto owner = parent_[launch->second];
-      while (owner && events_[*owner].category == Category::runtime) owner = parent_[*owner];
-      if (owner) kernels_[*owner].push_back(id);
+      if (const auto owner = owner_of(launch->second)) kernels_[*owner].push_back(id);
       continue;
     }
     auto op = e.external_id != 0 ? op_by_external_id.find(e.external_id) : op_by_external_id.end();
