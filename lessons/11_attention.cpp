@@ -213,8 +213,13 @@ void time_the_variants(const std::vector<Variant>& variants, const Inputs& x) {
 }
 
 // One forward's peak bytes above its start, per variant, at one seq.
-std::map<std::string, std::int64_t> peaks_at(const std::vector<Variant>& variants, const AttentionShape& shape,
-                                             std::int64_t seq) {
+// One forward's memory per variant at one seq: the peak above its start and its largest allocation.
+struct ForwardMemory {
+  std::int64_t peak = 0, largest_allocation = 0;
+};
+
+std::map<std::string, ForwardMemory> memory_at(const std::vector<Variant>& variants, const AttentionShape& shape,
+                                               std::int64_t seq) {
   const Inputs x(shape, seq);
   SessionOptions recording;
   recording.profile_memory = true;
@@ -228,12 +233,16 @@ std::map<std::string, std::int64_t> peaks_at(const std::vector<Variant>& variant
   }
   const Profile p = session.finish();
   const MemoryTimeline timeline = memory_timeline(p);
-  std::map<std::string, std::int64_t> peaks;
+  std::map<std::string, ForwardMemory> memory;
   for (const Variant& v : variants) {
-    const Event& r = p[first_named(p, v.name)];
-    peaks[v.name] = timeline.peak_between(r.start_ns, r.end_ns) - timeline.live_at(r.start_ns - 1);
+    const EventId id = first_named(p, v.name);
+    const Event& r = p[id];
+    ForwardMemory& m = memory[v.name];
+    m.peak = timeline.peak_between(r.start_ns, r.end_ns) - timeline.live_at(r.start_ns - 1);
+    for (EventId d : p.descendants(id))
+      if (p[d].category == Category::memory) m.largest_allocation = std::max(m.largest_allocation, p[d].bytes);
   }
-  return peaks;
+  return memory;
 }
 
 // Step 5: memory per forward as seq doubles, from profile_memory: seq² for what materialises the
@@ -242,10 +251,11 @@ void show_memory_against_seq(const std::vector<Variant>& variants, const Attenti
   const std::vector<std::int64_t> seqs{std::max<std::int64_t>(seq / 2, 1), seq, 2 * seq};
   std::map<std::string, findings11::MemoryBySeq> memory;
   for (std::int64_t s : seqs)
-    for (const auto& [name, peak] : peaks_at(variants, shape, s)) {
+    for (const auto& [name, m] : memory_at(variants, shape, s)) {
       memory[name].variant = name;
       memory[name].seqs.push_back(s);
-      memory[name].peak_bytes.push_back(peak);
+      memory[name].peak_bytes.push_back(m.peak);
+      memory[name].largest_allocation_bytes.push_back(m.largest_allocation);
     }
   fmt::print("\npeak memory per forward above its start (profile_memory), KiB\n{:<16}", "seq");
   for (std::int64_t s : seqs) fmt::print(" {:>12}", s);
@@ -259,7 +269,7 @@ void show_memory_against_seq(const std::vector<Variant>& variants, const Attenti
   print_finding(findings11::peak_grows_as_seq_squared(memory["naive"]));
   print_finding(findings11::peak_grows_as_seq_squared(memory["sdpa_math"]));
 #if WORKBOOK_HAS_SDPA
-  print_finding(findings11::peak_grows_as_seq(memory["sdpa_flash"]));
+  print_finding(findings11::no_seq_squared_buffer(memory["sdpa_flash"], shape.batch * shape.heads));
 #endif
   narrate(
       fmt::format("One head's scores at seq {} are {} x {} floats. Part 3 put it at seq 4096: about 16 M values per "

@@ -86,30 +86,32 @@ TEST_CASE("_safe_softmax and the flash op: each NOT shown when a forward lacks i
   CHECK_FALSE(f11::flash_is_one_fused_op(unfused).holds);
 }
 
-TEST_CASE("memory against seq: squared and linear growth told apart, and NOT shown the other way") {
-  const f11::MemoryBySeq quadratic{"naive", {128, 256, 512}, {1000, 4000, 16100}};
-  const f11::MemoryBySeq linear{"sdpa_flash", {128, 256, 512}, {1000, 2000, 4100}};
+TEST_CASE("memory against seq: squared growth, and no [seq, seq] buffer, each NOT shown the other way") {
+  f11::MemoryBySeq quadratic{"naive", {128, 256, 512}, {1000, 4000, 16100}, {}};
+  f11::MemoryBySeq flash{"sdpa_flash", {128, 256, 512}, {1000, 2600, 5100}, {}};
   CHECK(f11::peak_grows_as_seq_squared(quadratic).holds);
-  CHECK(f11::peak_grows_as_seq(linear).holds);
-  CHECK_FALSE(f11::peak_grows_as_seq_squared(linear).holds);
-  CHECK_FALSE(f11::peak_grows_as_seq(quadratic).holds);
-  CHECK(f11::peak_grows_as_seq(linear).evidence ==
-        "sdpa_flash: seq 128 1.0 KiB seq 256 2.0 KiB seq 512 4.0 KiB, x2.00, x2.05");
-  // Flat is not linear: a fixed-size buffer that dominates says nothing about seq.
-  CHECK_FALSE(f11::peak_grows_as_seq({"x", {128, 256}, {1000, 1100}}).holds);
+  CHECK_FALSE(f11::peak_grows_as_seq_squared(flash).holds);
+  // One head: a [seq, seq] float matrix is 64, 256, 1024 KiB at these seqs.
+  quadratic.largest_allocation_bytes = {65536, 262144, 1048576};
+  flash.largest_allocation_bytes = {4096, 8192, 16384};
+  CHECK(f11::no_seq_squared_buffer(flash, 1).holds);
+  CHECK_FALSE(f11::no_seq_squared_buffer(quadratic, 1).holds);
+  CHECK(f11::no_seq_squared_buffer(flash, 1).evidence.rfind(
+            "sdpa_flash's largest allocation: seq 128 4.0 KiB of 64.0 KiB", 0) == 0);
+  CHECK_FALSE(f11::no_seq_squared_buffer({"x", {128}, {1000}, {}}, 1).holds);  // nothing measured: nothing shown
   // One seq says nothing about growth.
-  CHECK_FALSE(f11::peak_grows_as_seq({"x", {128}, {1000}}).holds);
-  CHECK_FALSE(f11::peak_grows_as_seq_squared({"x", {128}, {1000}}).holds);
+  CHECK_FALSE(f11::peak_grows_as_seq_squared({"x", {128}, {1000}, {}}).holds);
 }
 
 TEST_CASE("in place and the peak: alike, lower or not lower, as the numbers say") {
-  const f11::MemoryBySeq naive{"naive", {128, 256}, {1000, 4000}};
-  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 4000}}).find("peak alike") != std::string::npos);
-  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 3000}}) ==
-        "Here the in-place version peaks 1.0 KiB lower at seq 256");
-  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 5024}}).find("does not peak lower") !=
+  const f11::MemoryBySeq naive{"naive", {128, 256}, {1000, 4000}, {}};
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 4000}, {}}).find("peak alike") !=
         std::string::npos);
-  CHECK_THROWS_AS(f11::in_place_peak(naive, {"naive_inplace", {128}, {1000}}), std::invalid_argument);
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 3000}, {}}) ==
+        "Here the in-place version peaks 1.0 KiB lower at seq 256");
+  CHECK(f11::in_place_peak(naive, {"naive_inplace", {128, 256}, {1000, 5024}, {}}).find("does not peak lower") !=
+        std::string::npos);
+  CHECK_THROWS_AS(f11::in_place_peak(naive, {"naive_inplace", {128}, {1000}, {}}), std::invalid_argument);
 }
 
 TEST_CASE("a fully masked row: NaN from softmax and 0 from _safe_softmax, NOT shown otherwise") {

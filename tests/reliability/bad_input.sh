@@ -215,6 +215,13 @@ if printf '%s' "$out" | grep -q $'\x1b' || ! printf '%s' "$out" | grep -qF 'k\x1
   echo "FAIL: a control character in a name reached the terminal or the SVG raw"
   failures=$((failures + 1))
 fi
+# A refused flag leaves nothing behind, not even the output folder.
+checked=$((checked + 1))
+"$(lesson 10)" --out "$work/refused" --heads 0 >/dev/null 2>&1
+if [ -e "$work/refused" ]; then
+  echo "FAIL: a lesson refused a flag but created its --out folder"
+  failures=$((failures + 1))
+fi
 # Checking that --out is writable touches no file of the learner's (it once wrote and removed .write-check).
 checked=$((checked + 1))
 mkdir -p "$work/out/01_matmul_add"

@@ -267,12 +267,19 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
                  4.0 * double(size) * double(size) * double(c10::elementSize(o.dtype)));
 
   o.out = std::filesystem::path(out_text) / d.slug;
-  // Checked without writing a file of a fixed name (which could be one of the learner's).
-  std::error_code made;
-  std::filesystem::create_directories(o.out, made);
-  if (made || ::access(o.out.c_str(), W_OK | X_OK) != 0)
-    usage_error(d.program, fmt::format("--out {}: not writable ({})", printable(out_text),
-                                       made ? made.message() : std::string(std::strerror(errno))));
+  // Checked without writing anything (no file of a fixed name, which could be the learner's, and no
+  // folder, which a later flag's error would leave behind): the nearest part of the path that
+  // exists must be a folder we may write in. The first write creates the rest.
+  std::error_code ec;
+  std::filesystem::path existing = o.out;
+  while (!existing.empty() && !std::filesystem::exists(existing, ec)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  if (!std::filesystem::is_directory(existing, ec))
+    usage_error(d.program, fmt::format("--out {}: not writable ({} is not a folder)", printable(out_text),
+                                       printable(existing.string())));
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    usage_error(d.program,
+                fmt::format("--out {}: not writable ({})", printable(out_text), std::string(std::strerror(errno))));
   at::set_num_threads(threads);
   o.threads = at::get_num_threads();
   return o;

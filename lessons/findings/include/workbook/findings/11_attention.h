@@ -35,18 +35,21 @@ Finding flash_is_one_fused_op(const Profile& profile);
 
 /// Peak bytes above a forward's start, per sequence length, for one variant.
 struct MemoryBySeq {
-  std::string variant;                   ///< "naive", "sdpa_flash", ...
-  std::vector<std::int64_t> seqs;        ///< increasing, each twice the one before
-  std::vector<std::int64_t> peak_bytes;  ///< one per seq
+  std::string variant;                                 ///< "naive", "sdpa_flash", ...
+  std::vector<std::int64_t> seqs;                      ///< increasing, each twice the one before
+  std::vector<std::int64_t> peak_bytes;                ///< one per seq
+  std::vector<std::int64_t> largest_allocation_bytes;  ///< one per seq: the largest single allocation
 };
 
 /// From each seq to the next (twice as long) the peak grows at least 3x: the [seq, seq] scores
 /// (4x) dominate.
 Finding peak_grows_as_seq_squared(const MemoryBySeq& memory);
 
-/// From each seq to the next the peak grows between 1.5x and 2.5x: about 2x, memory linear in seq
-/// (no [seq, seq] buffer, and not a fixed size either).
-Finding peak_grows_as_seq(const MemoryBySeq& memory);
+/// At every seq the variant's largest single allocation is smaller than one float32 [seq, seq]
+/// score matrix per batch and head (`batch_heads` of them): it never materialises the scores.
+/// (Its peak need not grow exactly 2x per doubling: the CPU flash kernel sizes its per-thread
+/// blocks by the sequence length.)
+Finding no_seq_squared_buffer(const MemoryBySeq& memory, std::int64_t batch_heads);
 
 /// What in place did to the peak per forward, said as this run shows it: alike at every seq (the
 /// saving is the copy's allocation and traffic, not the peak), lower, or not lower.
