@@ -179,7 +179,8 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
                              make_event("aten::mm", 1000, 9000), make_event("aten::mm", 10000, 18000),
                              make_event("gate_proj", 20000, 40000, region), make_event("aten::mm", 21000, 29000),
                              make_event("aten::mm", 30000, 38000), make_event("up_proj", 40000, 60000, region),
-                             make_event("act_mul", 60000, 70000, region), make_event("down_proj", 70000, 100000, region)});
+                             make_event("act_mul", 60000, 70000, region),
+                             make_event("down_proj", 70000, 100000, region)});
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
   REQUIRE(s.size() == 4);
   CHECK(s[0].total_us == doctest::Approx(40));  // both regions of the forward
@@ -191,9 +192,10 @@ TEST_CASE("a stage counts only inside a forward, even when a step region holds i
   using workbook::Category;
   const auto region = Category::user_annotation;
   // As a Session records: ProfilerStep#1 holds the forward and, outside it, a stray gate_proj.
-  const workbook::Profile p({make_event("ProfilerStep#1", 0, 1000000, region), make_event("mlp_forward", 0, 100000, region),
-                             make_event("gate_proj", 0, 30000, region), make_event("aten::mm", 5000, 25000),
-                             make_event("up_proj", 30000, 60000, region), make_event("act_mul", 60000, 70000, region),
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 1000000, region),
+                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
+                             make_event("act_mul", 60000, 70000, region),
                              make_event("down_proj", 70000, 100000, region),
                              make_event("gate_proj", 500000, 600000, region), make_event("aten::mm", 510000, 590000)});
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
