@@ -45,10 +45,10 @@ struct MemoryBySeq {
 /// (4x) dominate.
 Finding peak_grows_as_seq_squared(const MemoryBySeq& memory);
 
-/// At every seq the variant's largest single allocation is smaller than one float32 [seq, seq]
-/// score matrix per batch and head (`batch_heads` of them): it never materialises the scores.
-/// (Its peak need not grow exactly 2x per doubling: the CPU flash kernel sizes its per-thread
-/// blocks by the sequence length.)
+/// At the longest seq the variant's largest single allocation is smaller than one float32
+/// [seq, seq] score matrix per batch and head (`batch_heads` of them): it never materialises the
+/// scores. (At short seqs the CPU flash kernel's fixed-size blocks can outweigh a tiny matrix, and
+/// its peak need not grow exactly 2x per doubling: it sizes its blocks by the sequence length.)
 Finding no_seq_squared_buffer(const MemoryBySeq& memory, std::int64_t batch_heads);
 
 /// What in place did to the peak per forward, said as this run shows it: alike at every seq (the
