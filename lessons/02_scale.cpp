@@ -336,8 +336,15 @@ int main(int argc, char** argv) {
       {"--from-trace", "replay a Kineto trace recorded on a GPU instead of running (no GPU needed)", &from_trace}};
   defaults.unused_flags = {{"--size", "it sweeps the sizes of --sizes and --max-size"}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
-  if (!from_trace.empty())
+  if (!from_trace.empty()) {
+    // A replay runs nothing: a sweep's flags given beside it would silently do nothing.
+    for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--sizes", &sizes_text},
+                                      {"--max-size", &max_size_text},
+                                      {"--traces", &traces}})
+      if (!value->empty())
+        usage_error(defaults.program, fmt::format("{} and --from-trace: a replay runs no sweep, give one", flag));
     return workbook::run_reporting_errors(defaults.program, [&] { return replay(opt, from_trace); });
+  }
 
   std::vector<std::int64_t> sizes;
   try {

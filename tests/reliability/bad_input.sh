@@ -143,6 +143,8 @@ expect "a symlink" "$tool" "$work/ok.json" --gpu --svg "$work/link.svg"
 mkfifo "$work/pipe.svg"
 expect "a pipe" "$tool" "$work/ok.json" --svg "$work/pipe.svg"
 expect "no device activity" "$(lesson 02)" --from-trace "$work/empty.json"
+expect "--sizes and --from-trace" "$(lesson 02)" --from-trace "$work/ok.json" --sizes 16,32,64
+expect "--traces and --from-trace" "$(lesson 02)" --from-trace "$work/ok.json" --traces
 expect "not valid JSON" "$(lesson 02)" --from-trace "$root/README.md"
 # Shared flags a lesson does not honour are rejected, not ignored or written into file names.
 expect "--size: this lesson does not use it" "$(lesson 02)" --size 128
