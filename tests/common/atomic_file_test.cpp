@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include "workbook/profiler/atomic_file.h"
 
@@ -83,5 +84,26 @@ TEST_CASE("a name of up to 255 bytes can be written: the temporary's name is cut
   int entries = 0;
   for (auto& e : fs::directory_iterator(dir)) entries += e.is_regular_file();
   CHECK(entries == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("two sets committed into one folder at once never interleave: each set lands whole") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-race-" + std::to_string(::getpid()));
+  const std::vector<fs::path> files{dir / "t.json", dir / "t.txt", dir / "t.csv", dir / "t.svg"};
+  for (const auto& f : files) workbook::write_file_atomically(f, "start");
+  int mixed = 0;
+  for (int round = 0; round < 100; ++round) {
+    auto write_set = [&](const std::string& author) {
+      workbook::FileSet set;
+      for (const auto& f : files) set.stage(f, author);
+      set.commit();
+    };
+    std::thread a(write_set, "a"), b(write_set, "b");
+    a.join();
+    b.join();
+    const std::string first = workbook::read_file(files[0]);
+    for (const auto& f : files) mixed += workbook::read_file(f) != first;
+  }
+  CHECK(mixed == 0);
   fs::remove_all(dir);
 }

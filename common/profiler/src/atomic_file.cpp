@@ -1,10 +1,13 @@
 #include "workbook/profiler/atomic_file.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -14,6 +17,7 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace workbook {
 namespace {
@@ -163,6 +167,20 @@ void FileSet::commit() {
   sigemptyset(&interrupts);
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaddset(&interrupts, signal);
   pthread_sigmask(SIG_BLOCK, &interrupts, &before);
+  // And under a lock on each target folder (in one order), so that two processes committing sets
+  // into the same folder never interleave their renames: the last set wins whole.
+  std::vector<fs::path> folders;
+  for (const auto& [temp, target] : staged_) folders.push_back(fs::absolute(target).parent_path());
+  std::sort(folders.begin(), folders.end());
+  folders.erase(std::unique(folders.begin(), folders.end()), folders.end());
+  std::vector<int> locks;
+  for (const auto& folder : folders) {
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && ::flock(fd, LOCK_EX) == 0)
+      locks.push_back(fd);
+    else if (fd >= 0)
+      ::close(fd);
+  }
   std::string failure;
   for (const auto& [temp, target] : staged_) {
     if (failure.empty() && std::rename(temp.c_str(), target.c_str()) == 0) continue;
@@ -171,6 +189,7 @@ void FileSet::commit() {
   }
   staged_.clear();
   guards_.clear();
+  for (int fd : locks) ::close(fd);  // closing releases the lock
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (!failure.empty()) throw std::runtime_error(failure);
 }
