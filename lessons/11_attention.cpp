@@ -5,8 +5,6 @@
 // attention pinned to its math and (LibTorch >= 2.4 here) flash backends. Per forward: the ops, the copy
 // the out-of-place mask hides, the mask the math path rebuilds, host time, and peak memory as seq
 // doubles: the [seq, seq] scores against none.
-#include <torch/version.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -21,13 +19,10 @@
 #include "workbook/profiler/region.h"
 #include "workbook/profiler/session.h"
 
-// SDPA's public entry point came with 2.0, its CPU flash kernel with 2.1, the cuDNN backend's switch
-// (pinned off below) with 2.4; 2.5 added _safe_softmax. Debian ships 1.13 and 2.6.
-#define WORKBOOK_HAS_SDPA (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
-#if TORCH_VERSION_MAJOR == 2 && !WORKBOOK_HAS_SDPA
+// Which attention entry points this LibTorch has is decided by CMake (cmake/Attention.cmake).
+#if !WORKBOOK_HAVE_SDPA_BACKENDS && !WORKBOOK_HAVE_PRIVATE_SDPA
 #error "lesson 11 runs on LibTorch 1.13 (the private SDPA) or >= 2.4 (the public one with pinned backends)"
 #endif
-#define WORKBOOK_HAS_SAFE_SOFTMAX (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 5))
 
 namespace {
 
@@ -66,7 +61,7 @@ torch::Tensor naive_inplace(const Inputs& x) {
   return torch::matmul(torch::softmax(scores, -1), x.v);
 }
 
-#if WORKBOOK_HAS_SDPA
+#if WORKBOOK_HAVE_SDPA_BACKENDS
 enum class Backend { math, flash };
 
 // Enables one SDPA backend only, as torch.nn.attention.sdpa_kernel(...) does, for its lifetime.
@@ -115,7 +110,7 @@ struct Variant {
 
 std::vector<Variant> variants_here() {
   std::vector<Variant> v{{"naive", naive}, {"naive_inplace", naive_inplace}};
-#if WORKBOOK_HAS_SDPA
+#if WORKBOOK_HAVE_SDPA_BACKENDS
   v.push_back({"sdpa_math", [](const Inputs& x) { return sdpa(x, Backend::math); }});
   v.push_back({"sdpa_flash", [](const Inputs& x) { return sdpa(x, Backend::flash); }});
 #else
@@ -179,10 +174,10 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
 // Step 3: what scaled-dot-product attention runs, per backend this LibTorch has.
 void show_sdpa(const Profile& p) {
   print_finding(findings11::math_rebuilds_the_mask(p));
-#if WORKBOOK_HAS_SAFE_SOFTMAX
+#if WORKBOOK_HAVE_SAFE_SOFTMAX
   print_finding(findings11::math_uses_safe_softmax(p));
 #endif
-#if WORKBOOK_HAS_SDPA
+#if WORKBOOK_HAVE_SDPA_BACKENDS
   print_finding(findings11::flash_is_one_fused_op(p));
   narrate(
       "Pinned to flash, SDPA is one op that walks k and v in blocks with a running softmax and never "
@@ -268,7 +263,7 @@ void show_memory_against_seq(const std::vector<Variant>& variants, const Attenti
   narrate(findings11::in_place_peak(memory["naive"], memory["naive_inplace"]) + ".");
   print_finding(findings11::peak_grows_as_seq_squared(memory["naive"]));
   print_finding(findings11::peak_grows_as_seq_squared(memory["sdpa_math"]));
-#if WORKBOOK_HAS_SDPA
+#if WORKBOOK_HAVE_SDPA_BACKENDS
   print_finding(findings11::no_seq_squared_buffer(memory["sdpa_flash"], shape.batch * shape.heads));
 #endif
   narrate(
@@ -284,7 +279,7 @@ void show_a_fully_masked_row() {
   const torch::Tensor plain = torch::softmax(row, -1).contiguous();
   fmt::print("\nsoftmax of a row of -inf: {}\n",
              fmt::join(std::vector<float>(plain.data_ptr<float>(), plain.data_ptr<float>() + 4), ", "));
-#if WORKBOOK_HAS_SAFE_SOFTMAX
+#if WORKBOOK_HAVE_SAFE_SOFTMAX
   const torch::Tensor safe = at::_safe_softmax(row, -1).contiguous();
   const std::vector<float> p(plain.data_ptr<float>(), plain.data_ptr<float>() + 4),
       s(safe.data_ptr<float>(), safe.data_ptr<float>() + 4);
