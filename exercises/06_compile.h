@@ -17,8 +17,9 @@ namespace exercises {
 /// `aten::t` per call) and one `workbook::fused_gelu_mul`. Lesson 06 compiles a single Linear;
 /// here there are three weights, and the code must stay right while a training loop runs.
 ///
-/// Specialisations live in a workbook::SpecialisationCache guarded over the input and all three
-/// weights (Dynamo's rules, see workbook/support/compile.h). Each entry needs its own prepared weights.
+/// Specialisations live in a workbook::SpecialisationCache guarded over the input (Dynamo's rules
+/// for the input) and the identity of all three weights (ours: Dynamo >= 2.5 guards a parameter's
+/// identity only under freezing; see lesson 06 and workbook/support/compile.h). Each entry needs its own prepared weights.
 /// Past the cache's size limit a call runs eager (the three Linears, torch::gelu, the multiply);
 /// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.
 class CompiledGegluMlp {

@@ -19,7 +19,9 @@ namespace {
 
 using namespace workbook;
 
-// The workload: one n x n matmul plus a bias, the articles' fn(x, w, b).
+// The workload: one n x n matmul plus a bias vector, the articles' fn(x, w, b). (Their bias may
+// have been [n, n]: the 32 MB Memcpy DtoD Part 1 saw at n = 4096 in bf16 is a plain copy of that
+// size, and a broadcast vector would need a copy kernel instead.)
 struct MatmulAdd {
   torch::Tensor x, w, b;
 };

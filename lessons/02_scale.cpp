@@ -55,6 +55,7 @@ double matmul_gflops(const LessonOptions& opt, std::int64_t n) {
 struct Ceiling {
   double gflops = 0;
   std::int64_t n = 0;
+  bool profiled = false;  // from a profiled step of the sweep (mm + add), not an unprofiled mm
 };
 
 // The machine's matmul ceiling: the best unprofiled rate at large sizes, whatever the sweep (a
@@ -208,14 +209,17 @@ Measured split_every_step(const LessonOptions& opt, const Sweep& sweep, const st
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     rows.push_back(measure(profiles[i], sizes[i], fixed_cost));
     // The ceiling is the best rate this run saw, unprofiled or profiled, so that no size beats it.
-    if (rows.back().gflops > ceiling.gflops) ceiling = {rows.back().gflops, sizes[i]};
+    if (rows.back().gflops > ceiling.gflops) ceiling = {rows.back().gflops, sizes[i], true};
   }
-  fmt::print("matmul ceiling here: {:.1f} GFLOP/s (the best rate measured in this run, at n={}, {})\n", ceiling.gflops,
-             ceiling.n, opt.dtype_name());
+  fmt::print("matmul ceiling here: {:.1f} GFLOP/s at n={}, {} ({})\n", ceiling.gflops, ceiling.n, opt.dtype_name(),
+             ceiling.profiled ? "the best profiled step of the sweep below, mm + add"
+                              : "the best of the unprofiled matmuls timed before the sweep: mm only, no profiler; "
+                                "the profiled rows below, mm + add, can be slower");
   if (!opt.device.is_cuda())
-    fmt::print("fixed cost of a step: {:.1f} us, the n={} step; its arithmetic needs {:.3f} us at the ceiling\n\n",
-               fixed_cost, sizes.front(),
-               (2.0 * double(sizes.front()) * double(sizes.front()) * double(sizes.front())) / (ceiling.gflops * 1e3));
+    fmt::print(
+        "fixed cost of a step: {:.1f} us, the n={} step; its GEMM's 2n^3 flops need {:.3f} us at the ceiling\n\n",
+        fixed_cost, sizes.front(),
+        (2.0 * double(sizes.front()) * double(sizes.front()) * double(sizes.front())) / (ceiling.gflops * 1e3));
   progress(sizes.size(), sizes.size(), sizes.back());
   return {rows, ceiling};
 }
@@ -255,8 +259,8 @@ void explain_the_busy_fraction(const std::vector<Row>& rows, double ceiling) {
       "BLAS call's set-up, the profiler's bookkeeping) plus the work beyond it: the arithmetic, 2n^3 + n^2 "
       "flops, and whatever else grows with n (moving the n^2 output and bias is memory-bound work, counted "
       "here too). The fixed cost is the smallest size's step. Why not aten::mm's self time? Look: {}. The profiler "
-      "cannot see inside an op, so the op's own overhead hides in its self time. The fixed cost stays put "
-      "while the arithmetic grows as n^3: {}.",
+      "cannot see inside an op, so the op's own overhead hides in its self time. The model takes the fixed "
+      "cost to stay put while the arithmetic grows as n^3: {}.",
       findings02::small_size_self_share(points, ceiling), findings02::busy_fraction_trend(points)));
   const std::string disturbed = findings02::disturbed_sizes(points);
   if (!disturbed.empty()) narrate("Careful: " + disturbed + ".");
@@ -303,7 +307,7 @@ void write_the_sweep_files(const LessonOptions& opt, const std::vector<Row>& row
 }
 
 int run(const LessonOptions& opt, const std::vector<std::int64_t>& sizes, bool traces) {
-  print_lesson_header("Lesson 02 · Scale 64 -> 4096: overhead-bound vs compute-bound");
+  print_lesson_header("Lesson 02 · Scale the size: overhead-bound vs compute-bound");
   const Sweep sweep = make_sweep(sizes, traces);
   // Nothing printed yet: the BLAS and the profiler warm up, and the unprofiled matmul ceiling.
   const Ceiling unprofiled = warm_up_and_measure_the_ceiling(opt, sweep);

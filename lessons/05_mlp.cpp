@@ -179,7 +179,7 @@ void compare_with_the_articles_five_kernels(const Profile& profile, EventId f, b
     return;
   }
   const Finding five = findings05::geglu_runs_five_compute_ops(profile, f);
-  claim(five.holds, five.sentence, five.evidence);
+  claim(five);
   narrate(std::string("The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), "
                       "a GELU and a multiply. ") +
           (five.holds ? "Here the same 5 compute ops appear, plus views: a 3-D input is folded into 2-D for the GEMM "

@@ -72,10 +72,19 @@ struct MlpProfiles {
   Profile eager, compiled;
 };
 
+// Eager's and compiled's mean time of `calls` calls in each of `rounds` interleaved rounds, in us.
+struct HostRounds {
+  std::vector<double> eager, compiled;
+};
+HostRounds host_rounds_us(const Forward& eager, const Forward& compiled, int calls, int rounds) {
+  auto t = interleaved_rounds_us({[&] { eager(); }, [&] { compiled(); }}, calls, rounds);
+  return {std::move(t[0]), std::move(t[1])};
+}
+
 // Median over rounds of the mean time of `calls` calls, eager and compiled interleaved, in us.
 std::pair<double, double> host_times_us(const Forward& eager, const Forward& compiled, int calls, int rounds = 9) {
-  const auto t = interleaved_median_us({[&] { eager(); }, [&] { compiled(); }}, calls, rounds);
-  return {t[0], t[1]};
+  const HostRounds t = host_rounds_us(eager, compiled, calls, rounds);
+  return {median(t.eager), median(t.compiled)};
 }
 
 Profile profile_calls(const std::string& region_name, const Forward& forward, int steps) {
@@ -98,8 +107,6 @@ std::string joined(const std::map<std::string, std::size_t>& counts) {
   return out;
 }
 
-void print_finding(const Finding& f) { claim(f.holds, f.sentence, f.evidence); }
-
 // Step 1: the same GEMM, without the aten::t chain in front of it.
 void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model) {
   const Profile eager = profile_calls(
@@ -109,7 +116,7 @@ void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model)
   fmt::print("\nnn::Linear({0}, {0}) on [{0}, {0}], one forward:\n  eager:   {1}\n  compiled:{2}\n", opt.size,
              joined(findings06::ops_of_first_call(eager, "eager_linear")),
              joined(findings06::ops_of_first_call(compiled, "compiled_linear")));
-  print_finding(findings06::transpose_eliminated(eager, compiled));
+  claim(findings06::transpose_eliminated(eager, compiled));
   narrate(
       "As in the articles, the GEMM is the same (aten::addmm either way); what compile removes is the "
       "CPU-side aten::t -> aten::transpose -> aten::as_strided chain: the strides of W^T were worked out "
@@ -119,8 +126,9 @@ void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model)
 
 // Step 2: what that removal is worth in host time, beside what real compiled code adds per call.
 void time_the_linear(const LessonOptions& opt, CompiledLinear& model, int iterations) {
-  const auto [eager_us, compiled_us] =
-      host_times_us([&] { return model.eager(); }, [&] { return model.compiled(); }, iterations);
+  const HostRounds rounds =
+      host_rounds_us([&] { return model.eager(); }, [&] { return model.compiled(); }, iterations, 9);
+  const double eager_us = median(rounds.eager), compiled_us = median(rounds.compiled);
   fmt::print(
       "host time per forward (median of 9 rounds of {} calls): eager {:.2f} us, compiled {:.2f} us -> "
       "compiled/eager = {:.2f}\n",
@@ -133,7 +141,7 @@ void time_the_linear(const LessonOptions& opt, CompiledLinear& model, int iterat
       "than an aten::t costs, so on a lone Linear the tax would outweigh what compile removes; it only "
       "amortises over larger compiled regions. Our emulation has no such wrappers: on this CPU at n={} the "
       "same thread dispatches and computes, and {}.",
-      opt.size, findings06::host_time_saved(eager_us, compiled_us)));
+      opt.size, findings06::host_time_saved(rounds.eager, rounds.compiled)));
 }
 
 // Step 3: the MLP's gelu * mul as one fused kernel, its ops and its time.
@@ -150,7 +158,7 @@ MlpProfiles show_the_fused_mlp(const LessonOptions& opt, CompiledMlp& mlp, const
       "MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, compiled {:.1f} us -> "
       "compiled/eager = {:.2f}\n",
       eager_us, compiled_us, compiled_us / eager_us);
-  print_finding(findings06::mlp_fused(profiles.compiled));
+  claim(findings06::mlp_fused(profiles.compiled));
   narrate(
       "The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; this one "
       "runs 3 aten::mm and one hand-fused kernel for gelu * mul. Count the passes over the [tokens, hidden] "
@@ -241,11 +249,11 @@ void show_real_compile(const LessonOptions& opt, CompiledLinear& model, Compiled
   fmt::print("AOTInductor's Linear ran:{}\nAOTInductor's MLP ran:   {}\n",
              joined(findings06::ops_of_first_call(p_real, "aoti")),
              joined(findings06::ops_of_first_call(p_mlp, "aoti_mlp")));
-  print_finding(findings06::aoti_runs_no_transpose(p_real, p_mlp));
-  print_finding(findings06::aoti_equals_eager(linear_diff, mlp_diff, mlp_scale));
-  print_finding(findings06::aoti_fused_gelu_mul(p_mlp));
+  claim(findings06::aoti_runs_no_transpose(p_real, p_mlp));
+  claim(findings06::aoti_equals_eager(linear_diff, mlp_diff, mlp_scale));
+  claim(findings06::aoti_fused_gelu_mul(p_mlp));
   show_generated_code(packages);
-  print_finding(findings06::aoti_gemms_below_the_dispatcher(packages.mlp_code, p_mlp));
+  claim(findings06::aoti_gemms_below_the_dispatcher(packages.mlp_code, p_mlp));
 }
 
 // Raising instead of recompiling: the opt-in stance that proves a loop never recompiles.
@@ -306,7 +314,7 @@ void show_guards(CompiledLinear& model) {
   walk.after_replace = call("after replacing the weight", x);
   for (const Finding& f : {findings06::cache_equals_eager(walk), findings06::batch_becomes_dynamic(walk),
                            findings06::layout_is_guarded(walk), findings06::in_place_update_keeps_entry(walk)})
-    print_finding(f);
+    claim(f);
   narrate(
       "The lines above test our SpecialisationCache, not Dynamo. Like Dynamo (torch.compile's front end) it "
       "guards what its code assumed about the input: dtype, device, rank, sizes and layout. It also guards "

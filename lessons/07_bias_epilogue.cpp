@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "07_bias_epilogue_gpu.h"
+#include "workbook/findings/07_bias_epilogue.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -88,11 +89,12 @@ void explain_the_epilogue(const LessonOptions& opt, const std::vector<float>& me
       bias_bytes / double(1 << 20), std::int64_t(m) * n, std::int64_t(m) * n, n, medians[3],
       bias_bytes / (double(medians[3]) * 1e3));
   fmt::print("cuBLAS + bias kernel / cuBLASLt with the bias epilogue = {:.2f}x the time\n", medians[0] / medians[1]);
-  const bool tiled_slower = medians[2] > medians[1];
+  const findings07::WayTimes times{medians[0], medians[1], medians[2], medians[3]};
+  claim(findings07::separate_bias_kernel_costs(times));
   narrate(fmt::format(
       "Way (a) stores the GEMM's output, launches a second kernel that reads it back with the bias and "
-      "writes Y again: two launches and an extra round trip of Y through memory, which at this size costs "
-      "the bias kernel's time above. Ways (b) and (c) add the bias in the epilogue, while each output value "
+      "writes Y again: two launches and an extra round trip of Y through memory. Ways (b) and (c) add the bias in the "
+      "epilogue, while each output value "
       "is still in a register, before the one store. LibTorch's addmm does (b) under conditions: "
       "aten/src/ATen/native/cuda/Blas.cpp (addmm_out_cuda_impl) asks cuBLASLt for the bias epilogue only "
       "when the call is not in place (result is not self: addmm_ never takes it), beta = 1, the bias is 1-D, "
@@ -103,13 +105,7 @@ void explain_the_epilogue(const LessonOptions& opt, const std::vector<float>& me
       "call meets them, which is why the articles' profile shows one GEMM kernel and no add. Otherwise addmm "
       "copies the broadcast bias into the output and runs the GEMM with beta = 1, as on the CPU. The "
       "tiled kernel (c) is the same idea written out by hand. {}",
-      tiled_slower ? fmt::format("Here it took {:.1f}x the time of (b): a readable one-output-per-thread GEMM is "
-                                 "no match for cuBLAS's tuned kernels, which is why libraries own the GEMM and let "
-                                 "you choose the epilogue.",
-                                 medians[2] / medians[1])
-                   : fmt::format("Here it was not slower than (b) ({:.1f} against {:.1f} us): at this size the "
-                                 "tuned kernel's advantage did not show; try a larger --size.",
-                                 medians[2], medians[1])));
+      findings07::tiled_against_library(times)));
 }
 
 int run(const LessonOptions& opt, int iterations) {

@@ -128,7 +128,7 @@ void check_backward_zero_grad_and_optimizer(const Profile& profile, const Traini
   for (const Finding& f :
        {findings08::one_mm_backward_per_gemm(profile, 3), findings08::backward_on_callers_thread(profile),
         findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
-    claim(f.holds, f.sentence, f.evidence);
+    claim(f);
   narrate(
       "Setting gradients to none runs no op (it drops the gradient tensors, and their memory is freed); "
       "backward's AccumulateGrad then stores a new gradient instead of adding into a zeroed one "

@@ -141,7 +141,7 @@ ThreeForwards measure_one_forward_three_ways(GegluBatch& batch) {
   for (const Finding& f : {findings09::no_grad_keeps_only_the_output(m.expression, m.staged, output),
                            findings09::temporaries_live_to_the_semicolon(m.expression, m.staged, activation, output),
                            findings09::autograd_keeps_four_buffers(m.training, activation, output)})
-    claim(f.holds, f.sentence, f.evidence);
+    claim(f);
   return m;
 }
 
@@ -171,7 +171,7 @@ void print_live_memory_per_step(const GegluBatch& batch, const TrainingSteps& re
   std::vector<findings09::StepBytes> step_bytes;
   for (const StepMemory& s : recorded.steps) step_bytes.push_back({s.at_step_start, s.at_forward_start, s.at_step_end});
   const Finding kept = findings09::steps_keep_only_gradients(step_bytes, batch.gradients);
-  claim(kept.holds, kept.sentence, kept.evidence);
+  claim(kept);
 }
 
 void find_the_peak_of_the_last_step(const TrainingSteps& recorded, const ForwardMemory& training) {
@@ -200,7 +200,7 @@ void find_the_peak_of_the_last_step(const TrainingSteps& recorded, const Forward
       peak_phase, fmt::format("peak {:.3f} MiB above the forward's start, reached by {} in {}; the forward ended at "
                               "{:.3f} MiB",
                               mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
-  claim(in_backward.holds, in_backward.sentence, in_backward.evidence);
+  claim(in_backward);
 }
 
 void explain_the_first_steps_frees(const LessonOptions& opt, const GegluBatch& batch, const TrainingSteps& recorded) {
@@ -211,10 +211,12 @@ void explain_the_first_steps_frees(const LessonOptions& opt, const GegluBatch& b
     if (opt.warmup > 0 && first_frees != later_frees)
       narrate(fmt::format(
           "The first recorded step's zero_grad frees the warm-up step's gradients too, yet the profile records "
-          "{} bytes freed, not {}: the allocator reports a free only with a size it recorded while profiling "
-          "(c10/core/CPUAllocator.cpp warns 'Memory block of unknown size was allocated before the profiling "
-          "started'; warm-up steps only prepare the profiler, as Python's do). That is why each step is measured "
-          "from its forward's start.",
+          "{} bytes freed, not {}: the allocator reports a free only when it knows the block's size, which it "
+          "learns when the block is allocated with memory profiling on (c10/core/CPUAllocator.cpp warns 'Memory "
+          "block of unknown size was allocated before the profiling started'; warm-up steps only prepare the "
+          "profiler, as Python's do). Its table of sizes is not emptied between recordings, so a reused address "
+          "can match an entry from an earlier one: some frees of blocks allocated unprofiled are reported all "
+          "the same. That is why each step is measured from its forward's start.",
           first_frees, -batch.gradients));
   }
 }
@@ -237,7 +239,7 @@ void sort_by_self_memory_and_write_the_reports(const LessonOptions& opt, const T
   const std::string table = averages.table("self_cpu_memory_usage", 12);
   fmt::print("\nkey_averages sorted by self_cpu_memory_usage (Python's sort_by=\"self_cpu_memory_usage\"):\n{}", table);
   const Finding nets = findings09::self_memory_nets(averages);
-  claim(nets.holds, nets.sentence, nets.evidence);
+  claim(nets);
   auto files = write_outputs(profile, averages, table, opt.out, opt.tag(), "Lesson 09 · memory · " + opt.tag());
   print_written(files);
   fmt::print("{}\n", (opt.out / "memory.svg").string());

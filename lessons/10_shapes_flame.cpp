@@ -68,7 +68,7 @@ void show_the_table_by_shape(const Profile& profile) {
   fmt::print("\nkey_averages(group_by_input_shape=True).table(sort_by=\"cpu_time_total\", row_limit=14)\n{}",
              by_shape.table("cpu_time_total", 14));
   const Finding per_shape = findings10::one_row_per_shape(by_shape);
-  claim(per_shape.holds, per_shape.sentence, per_shape.evidence);
+  claim(per_shape);
   narrate(
       "Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
       "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
@@ -86,7 +86,7 @@ void write_the_stacks_and_flame_graph(const LessonOptions& opt, const Profile& p
                          flame_graph_svg(profile, "Lesson 10 · flame graph of the recorded steps (self time)"));
   stacks_and_flame.commit();
   const Finding format = findings10::stacks_well_formed(stacks);
-  claim(format.holds, format.sentence, format.evidence);
+  claim(format);
   const auto count = std::count(stacks.begin(), stacks.end(), '\n');
   fmt::print("\nwrote {} ({} stacks) and {}\n", stacks_path.string(), count, flame_path.string());
   narrate(

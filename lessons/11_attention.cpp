@@ -136,8 +136,6 @@ Profile profile_variants(const LessonOptions& opt, const std::vector<Variant>& v
   return session.finish();
 }
 
-void print_finding(const Finding& f) { claim(f.holds, f.sentence, f.evidence); }
-
 // Step 1: the four ways give one answer.
 void check_they_agree(const std::vector<Variant>& variants, const Inputs& x) {
   const torch::Tensor reference = naive(x);
@@ -161,24 +159,24 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
   const auto fills = p.under(first_named(p, "naive"), "aten::masked_fill");
   if (!fills.empty())
     fmt::print("\nthe naive forward's masked_fill, as the profiler saw it:\n{}", format_tree(p, fills[0], 3));
-  print_finding(findings11::out_of_place_mask_copies(p));
-  print_finding(findings11::in_place_drops_the_copy(p));
+  claim(findings11::out_of_place_mask_copies(p));
+  claim(findings11::in_place_drops_the_copy(p));
   narrate(
       "Part 3 expected 5 GPU kernels for the naive module and found 6: the sixth was this copy. "
       "masked_fill is out of place, so it clones the scores and fills the clone. masked_fill_ fills "
-      "the scores where they lie. Under no_grad, as here, that is always safe. With autograd an in-place "
-      "op fails when it overwrites a value a backward function saved; these scaled scores are saved by "
-      "nobody, but check before writing in place.");
+      "the scores where they lie. Here that is safe: under no_grad nothing is saved for backward, and the "
+      "scaled scores are a fresh tensor nobody else reads. With autograd, backward() raises an error when "
+      "an in-place op overwrote a value a backward function saved; check before writing in place.");
 }
 
 // Step 3: what scaled-dot-product attention runs, per backend this LibTorch has.
 void show_sdpa(const Profile& p) {
-  print_finding(findings11::math_rebuilds_the_mask(p));
+  claim(findings11::math_rebuilds_the_mask(p));
 #if WORKBOOK_HAVE_SAFE_SOFTMAX
-  print_finding(findings11::math_uses_safe_softmax(p));
+  claim(findings11::math_uses_safe_softmax(p));
 #endif
 #if WORKBOOK_HAVE_SDPA_BACKENDS
-  print_finding(findings11::flash_is_one_fused_op(p));
+  claim(findings11::flash_is_one_fused_op(p));
   narrate(
       "Pinned to flash, SDPA is one op that walks k and v in blocks with a running softmax and never "
       "writes the [seq, seq] scores; pinned to math it is the reference decomposition: the mask "
@@ -188,9 +186,9 @@ void show_sdpa(const Profile& p) {
       "in FP32.");
 #else
   fmt::print(
-      "\nLibTorch {} has only the private _scaled_dot_product_attention (the math path). The public "
-      "scaled_dot_product_attention and its CPU flash kernel need LibTorch >= 2.1 (the workbook's second "
-      "leg runs 2.6: `./workbook run 11 --libtorch2`).\n",
+      "\nLibTorch {} has only the private _scaled_dot_product_attention (the math path). Pinning the "
+      "public scaled_dot_product_attention to its math or flash backend, as this lesson does, needs "
+      "LibTorch >= 2.4 (the workbook's second leg runs 2.6: `./workbook run 11 --libtorch2`).\n",
       libtorch_version());
 #endif
 }
@@ -261,10 +259,10 @@ void show_memory_against_seq(const std::vector<Variant>& variants, const Attenti
     fmt::print("\n");
   }
   narrate(findings11::in_place_peak(memory["naive"], memory["naive_inplace"]) + ".");
-  print_finding(findings11::peak_grows_as_seq_squared(memory["naive"]));
-  print_finding(findings11::peak_grows_as_seq_squared(memory["sdpa_math"]));
+  claim(findings11::peak_grows_as_seq_squared(memory["naive"]));
+  claim(findings11::peak_grows_as_seq_squared(memory["sdpa_math"]));
 #if WORKBOOK_HAVE_SDPA_BACKENDS
-  print_finding(findings11::no_seq_squared_buffer(memory["sdpa_flash"], shape.batch * shape.heads));
+  claim(findings11::no_seq_squared_buffer(memory["sdpa_flash"], shape.batch * shape.heads));
 #endif
   narrate(
       fmt::format("One head's scores at seq {} are {} x {} floats. Part 3 put it at seq 4096: about 16 M values per "
@@ -283,7 +281,7 @@ void show_a_fully_masked_row() {
   const torch::Tensor safe = at::_safe_softmax(row, -1).contiguous();
   const std::vector<float> p(plain.data_ptr<float>(), plain.data_ptr<float>() + 4),
       s(safe.data_ptr<float>(), safe.data_ptr<float>() + 4);
-  print_finding(findings11::safe_softmax_zeroes_masked_rows(p, s));
+  claim(findings11::safe_softmax_zeroes_masked_rows(p, s));
 #else
   fmt::print(
       "From LibTorch 2.5 SDPA's math path calls _safe_softmax instead, which gives 0 there. The 1.13 math "

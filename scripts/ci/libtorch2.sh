@@ -92,5 +92,5 @@ done
 inner="cd /src && ./workbook $(printf '%q ' "$@")"
 [ "$1" = test ] && inner="$inner && ./workbook doctor"
 chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 CI="${CI:-}" "${passed[@]}" \
-  WORKBOOK_BUILD_DIR=/src/build-libtorch2 WORKBOOK_CXX_STANDARD=20 bash -c "$inner"
+  WORKBOOK_SECOND_LEG=1 WORKBOOK_BUILD_DIR=/src/build-libtorch2 WORKBOOK_CXX_STANDARD=20 bash -c "$inner"
 echo "libtorch2: '$*' took $((SECONDS - start)) s"

@@ -23,6 +23,16 @@ TEST_CASE("matmul's self time against its total: 'almost all in aten::mm' only w
   CHECK_THROWS_AS(f01::matmul_self_against_total(Profile({make_event("aten::mm", 0, 10)})), std::invalid_argument);
 }
 
+TEST_CASE("matmul's share in aten::mm is the median per call: one slow call does not decide it") {
+  // Two calls 40% in mm, one slow call 99% in mm: pooled that is 96%, per call the median is 40%.
+  const Profile p({make_event("aten::matmul", 0, 100000), make_event("aten::mm", 50000, 90000),
+                   make_event("aten::matmul", 200000, 300000), make_event("aten::mm", 250000, 290000),
+                   make_event("aten::matmul", 400000, 10400000), make_event("aten::mm", 400000, 10300000)});
+  const std::string s = f01::matmul_self_against_total(p);
+  CHECK(s.find("holds 40% of aten::matmul's total (the median of 3 calls, 40-99%)") != std::string::npos);
+  CHECK(s.find("almost all") == std::string::npos);
+}
+
 TEST_CASE("a cold first step: shown when its gap is over twice the later median, NOT shown otherwise") {
   CHECK(f01::first_step_was_cold({30.8, 0.5, 0.6, 0.4}).holds);
   const auto warm = f01::first_step_was_cold({1.0, 0.6, 0.5});

@@ -29,6 +29,8 @@ TEST_CASE("the busy fraction 'climbs' only when it did, with the crossover when 
   CHECK(flat.find("did not climb") != std::string::npos);
   CHECK(flat.find("climbs") == std::string::npos);
   CHECK(f02::busy_fraction_trend(sweep({0.4})).find("did not climb") != std::string::npos);
+  // The lesson's first size is the fixed cost itself: its 0 is said to be a definition.
+  CHECK(f02::busy_fraction_trend(sweep({0.0, 0.6})).find("0.00 at n = 64 (zero by definition") != std::string::npos);
 }
 
 TEST_CASE("a busy fraction that falls on the way is not said to climb") {

@@ -54,6 +54,10 @@ OutputFiles report_profile(const Profile& profile, bool device_time, const std::
   const KeyAverages averages(profile);
   const std::string table = averages.table(sort_by, row_limit);
   fmt::print("\nkey_averages().table(sort_by=\"{}\", row_limit={})\n{}", sort_by, row_limit, table);
+  // Python's memory units, kept for parity, read as megabits to some: say once what they are.
+  if (table.find(" Mb") != std::string::npos || table.find(" Kb") != std::string::npos ||
+      table.find(" Gb") != std::string::npos)
+    fmt::print("(memory as torch.profiler prints it: Kb, Mb and Gb are KiB, MiB and GiB: 1024-based bytes)\n");
   const OutputFiles files = write_outputs(profile, averages, table, dir, tag, title);
   print_written(files);
   return files;

@@ -18,13 +18,21 @@ double median_of(std::vector<double> v) {
 std::string matmul_self_against_total(const Profile& p) {
   const auto matmuls = p.find("aten::matmul");
   if (matmuls.empty()) throw std::invalid_argument("no event named 'aten::matmul' in this profile");
-  double total = 0, in_mm = 0;
+  // Per call, not pooled: one slow step (a page fault, a descheduled thread) would otherwise
+  // decide the sentence for every step.
+  std::vector<double> shares;
   for (EventId m : matmuls) {
-    total += double(p.total_ns(m));
+    double in_mm = 0;
     for (EventId mm : p.under(m, "aten::mm")) in_mm += double(p.total_ns(mm));
+    shares.push_back(p.total_ns(m) > 0 ? in_mm / double(p.total_ns(m)) : 0);
   }
-  const double share = total > 0 ? in_mm / total : 0;
-  const std::string split = fmt::format("here aten::mm holds {:.0f}% of aten::matmul's total", 100 * share);
+  const auto [low, high] = std::minmax_element(shares.begin(), shares.end());
+  const double share = median_of(shares);
+  const std::string split =
+      shares.size() == 1
+          ? fmt::format("here aten::mm holds {:.0f}% of aten::matmul's total", 100 * share)
+          : fmt::format("here aten::mm holds {:.0f}% of aten::matmul's total (the median of {} calls, {:.0f}-{:.0f}%)",
+                        100 * share, shares.size(), 100 * *low, 100 * *high);
   if (share >= 0.8)
     return split +
            ": aten::matmul has a large total but little self time, because almost all of it is spent in "

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 namespace workbook::findings06 {
 namespace {
@@ -70,17 +72,24 @@ Finding mlp_fused(const Profile& compiled) {
                       n, mm, fused, gelu, mul)};
 }
 
-std::string host_time_saved(double eager_us, double compiled_us) {
-  // Below a tenth of the eager time, a difference between two medians is no clear saving.
-  if (compiled_us < 0.9 * eager_us)
+std::string host_time_saved(const std::vector<double>& eager_rounds_us, const std::vector<double>& compiled_rounds_us) {
+  if (eager_rounds_us.empty() || eager_rounds_us.size() != compiled_rounds_us.size())
+    throw std::invalid_argument("host_time_saved needs the same number of eager and compiled rounds (at least one)");
+  const std::size_t rounds = eager_rounds_us.size();
+  std::vector<double> saved;
+  for (std::size_t r = 0; r < rounds; ++r) saved.push_back(eager_rounds_us[r] - compiled_rounds_us[r]);
+  const auto faster = std::size_t(std::count_if(saved.begin(), saved.end(), [](double d) { return d > 0; }));
+  std::sort(saved.begin(), saved.end());
+  const double median_saved = rounds % 2 ? saved[rounds / 2] : (saved[rounds / 2 - 1] + saved[rounds / 2]) / 2;
+  if (faster == rounds)
     return fmt::format(
-        "the compiled path, which skips aten::t, was {:.2f} us faster per call here ({:.2f} against "
-        "{:.2f} us)",
-        eager_us - compiled_us, compiled_us, eager_us);
+        "the compiled path, which skips aten::t, was faster in all {} rounds here, by {:.2f} us per call (the median "
+        "of the rounds' differences)",
+        rounds, median_saved);
   return fmt::format(
-      "the compiled path, which skips aten::t, showed no clear saving here: {:.2f} us per call against {:.2f} us "
-      "eager",
-      compiled_us, eager_us);
+      "the compiled path, which skips aten::t, showed no clear saving here: it was faster in {} of {} rounds (the "
+      "median difference: {:.2f} us per call {})",
+      faster, rounds, std::abs(median_saved), median_saved >= 0 ? "faster" : "slower");
 }
 
 Finding aoti_runs_no_transpose(const Profile& linear, const Profile& mlp) {

@@ -41,6 +41,13 @@ OutputFiles report_profile(const Profile& profile, bool device_time, const std::
 /// run:"). Lessons say nothing about the run that is not checked this way. Returns `holds`.
 bool claim(bool holds, const std::string& sentence, const std::string& evidence);
 
+/// The same for a lesson's finding (lessons/findings): anything with `holds`, `sentence` and
+/// `evidence`, decided from the recorded profile.
+template <class Finding>
+bool claim(const Finding& finding) {
+  return claim(finding.holds, finding.sentence, finding.evidence);
+}
+
 /// How many claims of this process the run did not bear out. With WORKBOOK_STRICT_CLAIMS=1 in
 /// the environment (the suite's smoke runs set it), run_reporting_errors turns any into exit 3.
 int claims_not_shown();

@@ -35,17 +35,24 @@ inline double mean_call_us(const std::function<void()>& work, int calls = 1) {
 
 /// Times several pieces of work against each other: one warm-up round, then `rounds` rounds
 /// that run each of them once (`calls` calls in a row), interleaved so all see the same machine
-/// state. Returns the median µs per call of each, in order.
-inline std::vector<double> interleaved_median_us(const std::vector<std::function<void()>>& work, int calls,
-                                                 int rounds) {
+/// state. Returns, per piece of work in order, its µs per call in each round (round r of one
+/// piece ran beside round r of the others: compare them pairwise).
+inline std::vector<std::vector<double>> interleaved_rounds_us(const std::vector<std::function<void()>>& work, int calls,
+                                                              int rounds) {
   std::vector<std::vector<double>> times(work.size());
   for (int round = -1; round < rounds; ++round)
     for (std::size_t w = 0; w < work.size(); ++w) {
       const double us = mean_call_us(work[w], calls);
       if (round >= 0) times[w].push_back(us);
     }
+  return times;
+}
+
+/// The median µs per call of each piece of work over interleaved rounds (interleaved_rounds_us).
+inline std::vector<double> interleaved_median_us(const std::vector<std::function<void()>>& work, int calls,
+                                                 int rounds) {
   std::vector<double> medians;
-  for (auto& t : times) medians.push_back(median(std::move(t)));
+  for (auto& t : interleaved_rounds_us(work, calls, rounds)) medians.push_back(median(std::move(t)));
   return medians;
 }
 

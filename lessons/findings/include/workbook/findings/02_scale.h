@@ -31,7 +31,7 @@ std::string busy_fraction_trend(const std::vector<SizePoint>& sweep);
 std::string disturbed_sizes(const std::vector<SizePoint>& sweep);
 
 /// This run's first compute-bound size beside the articles' A100, which was overhead-bound at 64
-/// and compute-bound at 4096 (the only two sizes they measured).
+/// and compute-bound at 4096 (the two sizes they report).
 std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep);
 
 }  // namespace workbook::findings02
