@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "blas_kernels.h"
 #include "process.h"
 #include "workbook/lesson/machine.h"
 
@@ -51,22 +52,7 @@ int probe(std::int64_t n) {
 
 // OpenBLAS picks its kernel from the CPU model; on a model it does not know it falls back to an
 // older one (measured 30 GFLOP/s with Prescott vs 105 with SkylakeX at 2048 on a 2-core AVX-512
-// machine). The candidates come from the CPU's instruction-set flags.
-std::vector<std::string> candidates() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, flags;
-  while (std::getline(cpuinfo, line))
-    if (line.rfind("flags", 0) == 0) {
-      flags = line + " ";
-      break;
-    }
-  std::vector<std::string> out;
-  if (flags.find(" avx512_bf16 ") != std::string::npos) out.push_back("Cooperlake");
-  if (flags.find(" avx512f ") != std::string::npos) out.push_back("SkylakeX");
-  if (flags.find(" avx2 ") != std::string::npos) out.push_back("Haswell");
-  return out;
-}
-
+// machine). The candidates come from the CPU's instruction-set flags (runner::blas_kernel_candidates).
 struct Measured {
   std::string core;
   double gflops = 0;
@@ -98,7 +84,7 @@ int main(int argc, char** argv) {
   if (mode == "--kernels" || mode == "--choose") {
     const Measured own = measure("");
     std::vector<Measured> tried;
-    for (const auto& core : candidates()) tried.push_back(measure(core));
+    for (const auto& core : runner::blas_kernel_candidates()) tried.push_back(measure(core));
     if (mode == "--kernels") {
       fmt::print("own-choice:{} {:.1f}\n", own.core, own.gflops);
       for (const auto& m : tried)

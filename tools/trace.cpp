@@ -65,12 +65,31 @@ std::string kernel_list(const workbook::GpuAnalysis& analysis, int limit, bool j
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
+    "\n"
+    "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; .gz too) and prints what\n"
+    "Python's key_averages().table() would.\n"
+    "  --sort KEY     the table's order: cpu_time_total (default), self_cpu_time_total, cuda_time_total,\n"
+    "                 self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, count, ...\n"
+    "  --limit N      at most N rows (default 30; 0: all)\n"
+    "  --under NAME   only the events named NAME and everything beneath them\n"
+    "  --json         the rows as JSON instead of a table\n"
+    "  --gpu          the GPU view: busy and idle time per device, stream and step, the launch queue\n"
+    "  --kernels      the kernels by time, each name decoded where its family is known\n"
+    "  --svg OUT      also draw the timeline as an SVG (a new or regular, writable file)\n"
+    "  --help, -h     this text\n";
+
 int main(int argc, char** argv) {
   std::string file, sort_by = "cpu_time_total", under, svg;
   int limit = 30;
   bool json = false, gpu = false, kernels = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      fmt::print("{}", kUsage);
+      return stdout_written();
+    }
     if (arg == "--json") {
       json = true;
     } else if (arg == "--gpu") {

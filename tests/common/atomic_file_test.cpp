@@ -51,6 +51,29 @@ TEST_CASE("a target that is not a regular file is refused and left as it was") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("a read-only file is refused and left as it was, even for root") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-readonly-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "ro.svg";
+  workbook::write_file_atomically(file, "precious");
+  fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  CHECK_THROWS_WITH_AS(workbook::write_file_atomically(file, "new"), doctest::Contains("read-only"),
+                       workbook::UnsafeTarget);
+  workbook::FileSet set;
+  CHECK_THROWS_AS(set.stage(file, "new"), workbook::UnsafeTarget);
+  CHECK(workbook::read_file(file) == "precious");
+  CHECK((fs::status(file).permissions() & fs::perms::owner_write) == fs::perms::none);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a name too long for the file system is refused before any folder is created") {
+  const fs::path dir = fs::temp_directory_path() / ("wb-longname-" + std::to_string(::getpid()));
+  const fs::path target = dir / "n1" / "n2" / (std::string(300, 'a') + ".svg");
+  CHECK_THROWS_WITH_AS(workbook::write_file_atomically(target, "x"), doctest::Contains("longer than 255 bytes"),
+                       std::runtime_error);
+  CHECK_FALSE(fs::exists(dir));
+}
+
 TEST_CASE("a FileSet replaces its files together on commit, and none of them without it") {
   const fs::path dir = fs::temp_directory_path() / ("wb-set-" + std::to_string(::getpid()));
   const fs::path a = dir / "t.json", b = dir / "t.txt";

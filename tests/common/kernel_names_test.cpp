@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <set>
+#include <string>
 
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/kernel_names.h"
@@ -131,6 +132,22 @@ TEST_CASE("an unknown name is unknown, with no fields: never a guess") {
     CHECK(k.family == "unknown");
     CHECK(k.fields.empty());
   }
+}
+
+TEST_CASE("a hostile name of 100 000 characters after each family's prefix is read, not a crash") {
+  // The patterns read the first 512 bytes: std::regex recursed per character and overflowed the
+  // stack at ~30 000 (a fresh attack's `trace --kernels` on one long name: SIGSEGV).
+  for (const char* prefix : {"ampere_", "volta_", "sm90_xmma_gemm_", "fmha_cutlassF_", "cudnn_generated_",
+                             "triton_poi_", "triton_poi_fused_", "Cijk_Aa_Bb_", "cutlass_80_tensorop_",
+                             "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_"}) {
+    CAPTURE(prefix);
+    const std::string name = std::string(prefix) + std::string(100000, 'x');
+    CHECK_FALSE(decode_kernel_name(name).family.empty());
+  }
+  // A Tensile-like name whose lazy runs backtracked for seconds at 16 KB (worse than quadratic).
+  std::string repeated = "Cijk_Aa_Bb_1";
+  for (int i = 0; i < 1000; ++i) repeated += "_MT1x1x1_MI1x1x1";
+  CHECK_FALSE(decode_kernel_name(repeated + "\n").family.empty());
 }
 
 TEST_CASE("every kernel of the stored GPU traces gets a family, and the known ones are not 'unknown'") {

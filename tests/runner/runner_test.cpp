@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "arguments.h"
+#include "blas_kernels.h"
 #include "build.h"
 #include "dev_check.h"
 #include "manifest.h"
@@ -113,12 +114,17 @@ TEST_SUITE("progress") {
     CHECK(warning.find("fresh state") != std::string::npos);
     CHECK_FALSE(fs::exists("pwned"));
     for (const char* bad : {"abc", "[]", R"({"done": ["1; rm"]})", R"({"done": [1]})", R"({"hints_seen": {"01": -1}})",
-                            R"({"hints_seen": {"x": 1}})"}) {
+                            R"({"hints_seen": {"x": 1}})", R"({"hints_seen": {"01": 4294967297}})"}) {
       CAPTURE(std::string(bad));
       warning.clear();
       parse_progress(bad, warning);
       CHECK_FALSE(warning.empty());
     }
+  }
+
+  TEST_CASE("a cached BLAS kernel is accepted only if this CPU can run it") {
+    for (const std::string& kernel : runner::blas_kernel_candidates()) CHECK(runner::blas_kernel_runs_here(kernel));
+    for (const char* bogus : {"Bogus", "Prescott", "skylakex", ""}) CHECK_FALSE(runner::blas_kernel_runs_here(bogus));
   }
 
   TEST_CASE("progress round-trips through its text") {

@@ -61,6 +61,19 @@ for version in A B; do
 done
 [ "$(grep -ls "version [AB]" "$tmp"/twice-state/backup/01_matmul_add.*.cpp | wc -l)" -eq 2 ] ||
   fail "two resets in a row kept $(ls "$tmp"/twice-state/backup | wc -l) backup(s), want 2"
+# The build log in the state folder is written only as a regular file: a planted symlink is not
+# followed, a pipe does not block the runner (and the build lock with it).
+trace="$root/tests/data/traces/rocm_minitoy_train.json"
+mkdir -p "$tmp/log-link" "$tmp/log-fifo"
+echo "IMPORTANT" >"$tmp/victim.txt"
+ln -s "$tmp/victim.txt" "$tmp/log-link/build.log"
+expect_usage_error "build.log: it is a symlink" env WORKBOOK_STATE_DIR="$tmp/log-link" "$root/workbook" trace "$trace"
+[ "$(cat "$tmp/victim.txt")" = "IMPORTANT" ] || fail "the build log followed a symlink and overwrote its target"
+mkfifo "$tmp/log-fifo/build.log"
+expect_usage_error "build.log" env WORKBOOK_STATE_DIR="$tmp/log-fifo" timeout 60 "$root/workbook" trace "$trace"
+# A state folder that cannot exist (under a file) does not stop a command that needs no progress.
+WORKBOOK_STATE_DIR="$tmp/state-file/state" "$root/workbook" trace "$trace" >/dev/null 2>&1 ||
+  fail "trace with an impossible state folder failed"
 # A state folder named by an empty variable is an error, not the current folder.
 expect_usage_error "WORKBOOK_STATE_DIR is set but empty" env WORKBOOK_STATE_DIR= "$root/workbook" list
 # list: every status starts where the header's "exercise" does, however long a title is.
@@ -70,5 +83,5 @@ lines = sys.stdin.read().splitlines()
 column = lines[0].index("exercise")
 bad = [l for l in lines[1:] if not (l[column:].startswith("pending") or l[column:].startswith("done")) or l[column - 1] != " "]
 sys.exit(1 if bad or len(lines) < 2 else 0)' || fail "list: a status is out of its column"
-echo "state_is_data: $((11 - failures)) passed, $failures failed"
+echo "state_is_data: $((15 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -15,6 +15,8 @@
 
 #include <unistd.h>
 
+#include "blas_kernels.h"
+
 namespace runner {
 namespace fs = std::filesystem;
 
@@ -29,9 +31,10 @@ Context Context::from_environment() {
   const fs::path r = root, state = state_dir ? fs::path(state_dir) : r / ".workbook";
   // The build log lives with the progress unless .workbook/ is unusable.
   std::error_code ec;
-  const fs::path log =
-      fs::is_directory(state, ec) || !fs::exists(state, ec) ? state / "build.log" : fs::path(build) / "build.log";
   if (!fs::exists(state, ec)) fs::create_directories(state, ec);
+  // (Decided after creating it: a state folder that cannot exist, under a file, is unusable too.
+  // Commands that need the progress say so themselves.)
+  const fs::path log = fs::is_directory(state, ec) ? state / "build.log" : fs::path(build) / "build.log";
   return Context{r, Manifest::load(r / "lessons" / "manifest.json"), Builder(r, build, log), ProgressStore(state)};
 }
 
@@ -81,7 +84,9 @@ void choose_blas_kernel(const Context& c) {
     if (doc.is_object() && doc.contains("key") && doc["key"].is_string() && doc["key"].get<std::string>() == key &&
         doc.contains("choice") && doc["choice"].is_string()) {
       choice = doc["choice"].get<std::string>();
-      cached = std::all_of(choice.begin(), choice.end(), [](unsigned char ch) { return std::isalnum(ch) != 0; });
+      // Empty (OpenBLAS's own choice) or a kernel this CPU can run: any other name would either be
+      // ignored by OpenBLAS or die with SIGILL, so the probe runs again.
+      cached = choice.empty() || blas_kernel_runs_here(choice);
       if (!cached) choice.clear();
     }
   }

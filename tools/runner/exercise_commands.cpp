@@ -184,6 +184,12 @@ namespace {
 fs::path keep_learners_version(const Context& c, const fs::path& exercise, const std::string& slug,
                                const std::string& stub) {
   const auto mine = read_file(exercise);
+  std::error_code ec;
+  if (!mine && fs::exists(exercise, ec))
+    throw UsageError(
+        fmt::format("not reset: cannot read {} to keep your version first (make it readable, or move "
+                    "it away)",
+                    exercise.string()));
   if (!mine || *mine == stub) return {};
   const std::time_t now = std::time(nullptr);
   char stamp[32];

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+
+#include "usage_error.h"
 
 namespace runner {
 namespace {
@@ -58,14 +61,31 @@ int wait_for(pid_t pid) {
   return exit_status(status);
 }
 
+// Opens a child's output file: a regular file (emptied) or a new one, never through a symlink and
+// never blocking on a pipe (O_NONBLOCK: a FIFO without a reader fails at once). The file sits in
+// the learner's state folder, so a problem with it is bad input: one line, exit 2.
+int open_output(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0)
+    throw UsageError(
+        fmt::format("cannot write {}: {}", path, errno == ELOOP ? "it is a symlink" : std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw UsageError(fmt::format("cannot write {}: not a regular file", path));
+  }
+  if (::ftruncate(fd, 0) != 0 || ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw UsageError(fmt::format("cannot write {}: {}", path, std::strerror(error)));
+  }
+  return fd;
+}
+
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv, const Environment& env, const std::string& output) {
-  int fd = -1;
-  if (!output.empty()) {
-    fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
-  }
+  const int fd = output.empty() ? -1 : open_output(output);
   const pid_t pid = spawn(argv, env, fd);
   if (fd >= 0) ::close(fd);
   return wait_for(pid);

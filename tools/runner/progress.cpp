@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -36,7 +37,9 @@ Progress parse_progress(const std::string& text, std::string& warning) {
       p.done.insert(n.get<std::string>());
     }
     for (const auto& [n, seen] : hints.items()) {
-      if (!std::regex_match(n, kNumber) || !seen.is_number_integer() || seen.get<int>() < 0 || seen.get<int>() > 99)
+      // Compared as 64-bit: get<int>() would wrap 4294967297 to 1 and pass.
+      if (!std::regex_match(n, kNumber) || !seen.is_number_integer() || seen.get<std::int64_t>() < 0 ||
+          seen.get<std::int64_t>() > 99)
         throw std::runtime_error("bad 'hints_seen' entry");
       p.hints_seen[n] = seen.get<int>();
     }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -75,10 +76,22 @@ class InFlight {
   std::size_t slot_ = kSlots;
 };
 
-// Refuses a target that exists and is not a regular file; creates missing parent folders.
+// Refuses a target that exists and is not a regular file, or is read-only (no write bit, or not
+// writable by this user: a rename would replace it all the same, even as root); refuses a path
+// with a name too long for the file system before creating anything; creates missing parent
+// folders.
 void check_target(const fs::path& path) {
+  for (const fs::path& part : path)
+    if (part.native().size() > NAME_MAX)
+      throw std::runtime_error(
+          fmt::format("cannot write {}: a name in it is longer than {} bytes", path.string(), NAME_MAX));
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
+  if (!ec && fs::is_regular_file(status) &&
+      ((status.permissions() & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) ==
+           fs::perms::none ||
+       ::access(path.c_str(), W_OK) != 0))
+    throw UnsafeTarget(fmt::format("{} is read-only: not replaced", path.string()));
   if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
     const char* kind = fs::is_symlink(status)                                       ? "a symlink"
                        : fs::is_directory(status)                                   ? "a folder"

@@ -224,7 +224,12 @@ std::string KernelName::describe_fields() const {
 }
 
 KernelName decode_kernel_name(std::string_view name) {
-  const std::string n(name);
+  // The patterns read a name's first 512 bytes: generated names are far shorter, and the fields an
+  // ATen signature gives sit at its start. libstdc++'s std::regex recurses once per character and
+  // backtracks over lazy runs, so an unbounded name (a hostile trace) would overflow the stack or
+  // take minutes.
+  constexpr std::size_t decoded_prefix = 512;
+  const std::string n(name.substr(0, decoded_prefix));
   KernelName k;
   // Attention before CUTLASS (FMHA names hold "cutlass"), cuBLAS before cuDNN.
   for (auto decode : {decode_attention, decode_triton, decode_cublas, decode_xmma, decode_cutlass, decode_tensile,
