@@ -21,7 +21,9 @@ std::filesystem::path fresh_dir(const char* tag) {
 
 std::vector<exercises::CycleGaps> run(const workbook::Schedule& schedule, const std::filesystem::path& dir) {
   torch::manual_seed(1);
-  return exercises::profile_cycles(torch::randn({32, 32}), torch::randn({32, 32}), torch::randn({32}), schedule, dir);
+  // Not square: x [24, 32] · w [32, 16] + b [16]. A matmul of x with itself, or the bias added to x
+  // before the matmul, cannot run on these shapes.
+  return exercises::profile_cycles(torch::randn({24, 32}), torch::randn({32, 16}), torch::randn({16}), schedule, dir);
 }
 
 // Matches a trace's gaps against what was returned, and its structure against the schedule.

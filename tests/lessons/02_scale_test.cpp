@@ -27,6 +27,22 @@ TEST_CASE("the fit recovers an exact model and predicts its crossover") {
   CHECK(exercises::predicted_crossover(truth, 100, 120) == 0);  // no power of two in [100, 120]: 128 is past hi
 }
 
+TEST_CASE("predicted crossover: the first power of two at or above lo, scanned up to hi") {
+  exercises::StepModel truth;
+  truth.fixed_us = 12;
+  truth.per_n2_us = 2e-3;
+  truth.per_n3_us = 4e-5;
+  // 64 is compute-bound, but below lo = 90: the first power of two in [90, 4096] is 128.
+  CHECK(exercises::predicted_crossover(truth, 90, 4096) == 128);
+  // A noisy fit can give a negative cubic term: the busy fraction rises (0.61 at n = 4), then falls
+  // below zero at large n. The first power of two that reaches one half is still the answer.
+  exercises::StepModel rises_then_falls;
+  rises_then_falls.fixed_us = 10;
+  rises_then_falls.per_n2_us = 1.0;
+  rises_then_falls.per_n3_us = -1e-3;
+  CHECK(exercises::predicted_crossover(rises_then_falls, 1, 4096) == 4);
+}
+
 TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {
   // Exact small steps, large ones with +-6 % noise. Plain least squares lets the large sizes'
   // absolute errors (tens of us) move the fixed cost by 14 %; relative weights keep it within 2 %.

@@ -134,6 +134,16 @@ TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a vie
   CHECK(allocates.copying_ops == 0);
   CHECK(allocates.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
   CHECK_FALSE(allocates.is_view);
+  // A view allocates nothing: a scratch buffer far smaller than the output is an allocation too.
+  const auto small_scratch = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor scratch = torch::empty({4}, t.options());
+        return t.t();
+      },
+      x);
+  CHECK(small_scratch.shares_storage);
+  CHECK(small_scratch.bytes_allocated > 0);
+  CHECK_FALSE(small_scratch.is_view);
   torch::Tensor buffer = torch::empty_like(x);
   const auto copies = exercises::view_or_copy(
       [&buffer](const torch::Tensor& t) {

@@ -35,6 +35,15 @@ TEST_CASE("the values and the shape of nn::Linear's") {
   CHECK(torch::allclose(y, torch::nn::functional::linear(in.x, in.w, in.b), 1e-4, 1e-4));
 }
 
+TEST_CASE("a weight changed in place, as an optimizer step does, gives the new result: nothing is cached") {
+  torch::manual_seed(45);
+  const auto x = torch::randn({2, 3, 8}), b = torch::randn({6});
+  torch::Tensor w = torch::randn({6, 8});
+  CHECK(torch::allclose(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b), 1e-4, 1e-4));
+  w.add_(1.0);  // same tensor, same data pointer, new values
+  CHECK(torch::allclose(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b), 1e-4, 1e-4));
+}
+
 TEST_CASE("float64 in, float64 out: no conversion on the way") {
   torch::manual_seed(44);
   const auto x = torch::randn({2, 5, 8}, torch::kDouble), w = torch::randn({6, 8}, torch::kDouble),

@@ -187,6 +187,22 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
   CHECK(s[0].gemm_us == doctest::Approx(32));   // all four GEMMs' time in the forward, not one GEMM's mean
 }
 
+TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // mlp_forward -> geglu -> the stages; gate_proj runs twice with up_proj between them.
+  const workbook::Profile p({make_event("mlp_forward", 0, 200000, region), make_event("geglu", 0, 190000, region),
+                             make_event("gate_proj", 0, 20000, region), make_event("up_proj", 20000, 40000, region),
+                             make_event("gate_proj", 40000, 60000, region), make_event("act_mul", 60000, 70000, region),
+                             make_event("down_proj", 70000, 100000, region)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(40));  // 20 + 20, not the 60 from the first start to the last end
+  CHECK(s[1].total_us == doctest::Approx(20));
+  CHECK(s[3].total_us == doctest::Approx(30));
+}
+
 TEST_CASE("a stage counts only inside a forward, even when a step region holds it") {
   using testing::make_event;
   using workbook::Category;

@@ -169,6 +169,21 @@ TEST_CASE("the dominant phase is the mean over the recorded steps, not the first
   CHECK(report.dominant == most_time_by_total(report.profile));
 }
 
+TEST_CASE("the dominant phase is the mean over the recorded steps, not the median step's") {
+  // The forward takes 30 ms in two of four recorded steps and nothing in the others (mean 15 ms,
+  // the upper median 30 ms); the backward takes 20 ms every step. The mean says backward.
+  int forward_calls = 0;
+  auto slow_half_the_time = [&forward_calls] {
+    const int call = forward_calls++;
+    if (call == 1 || call == 2) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  };
+  auto wait_ms = [](int ms) { return [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }; };
+  const exercises::TrainingStep half_slow{[] {}, slow_half_the_time, [] {}, wait_ms(20), [] {}};
+  const auto report = exercises::profile_training(half_slow, 4);
+  CHECK(report.dominant == most_time_by_total(report.profile));
+  CHECK(report.dominant == "backward");  // 15 ms against 20: a margin no late wake-up closes
+}
+
 TEST_CASE("the warm-up step is the first call, and every recorded step holds a whole call of each phase") {
   // Each forward call labels itself with its number: the warm-up is call 0, the recorded steps
   // calls 1 and 2, each inside its own step's forward region.

@@ -3,6 +3,7 @@
 #include "workbook_doctest.h"
 
 #include "09_memory.h"
+#include "workbook/profiler/session.h"
 #include "workbook/support/training_memory.h"
 
 namespace {
@@ -53,6 +54,18 @@ TEST_CASE("the prediction holds where the model is wide: x is an input, it gets 
 
 // Tiny shapes: a slip of order dim or hidden (a bias gradient the model does not have, a [hidden]
 // buffer) is several percent of the peak here, where large shapes hide it under 1 %.
+TEST_CASE("the prediction holds at an odd shape no other check uses") { check_prediction({33, 77, 300}); }
+
+TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does not overflow") {
+  workbook::Session session;  // records whatever the prediction would run (and a second session cannot start)
+  const std::int64_t large = exercises::predict_training_peak_bytes({8192, 4096, 11008});
+  const workbook::Profile p = session.finish();
+  // The model the recorded checks above confirm, at a size no test machine should run: the same
+  // sequence of nodes gives 4 x 653 262 848 bytes.
+  CHECK(large == 2613051392);
+  CHECK(p.of_category(workbook::Category::cpu_op).empty());
+}
+
 TEST_CASE("the prediction holds at tiny shapes, where every vector counts") {
   check_prediction({4, 8, 16});
   check_prediction({2, 16, 8});

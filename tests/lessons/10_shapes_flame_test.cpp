@@ -84,6 +84,37 @@ TEST_CASE("nested ops and two steps apart: ranked by self time, share of the sel
   CHECK(w.share == doctest::Approx(50.0 / 100.0));
 }
 
+TEST_CASE("three levels deep: a self time subtracts direct children only, as Python's does") {
+  // A [0, 100] us -> B [0, 10] -> C [0, 5]; D 88 us alone. A's self time is 100 - 10 = 90 (C is
+  // inside B's 10): A wins. Subtracting every descendant would give A 85 and crown D.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 300000, Category::user_annotation),
+                             op("aten::linear", 0, 100, {{4, 4}}), op("aten::matmul", 0, 10, {{4, 4}}),
+                             op("aten::mm", 0, 5, {{4, 4}}), op("aten::gelu", 200, 288, {{4, 4}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::linear");
+  CHECK(c.self_us == doctest::Approx(90));
+  CHECK(c.share == doctest::Approx(90.0 / 300.0));
+}
+
+TEST_CASE("a scalar argument's empty shape is one of the op's input shapes, as Python lists them") {
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             op("aten::add", 0, 50, {{8}, {8}, {}}), op("aten::mm", 50, 60, {{8, 8}, {8, 8}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::add");
+  CHECK(c.input_shapes == "[[8], [8], []]");
+}
+
+TEST_CASE("device work and memory are not operators: a long kernel never wins, and alone it is no answer") {
+  const workbook::Profile with_kernel({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                                       op("aten::mm", 0, 10, {{8, 8}, {8, 8}}),
+                                       testing::make_device_work("gemm_kernel", 20000, 90000, 7)});
+  CHECK(exercises::most_expensive_shape(with_kernel).op == "aten::mm");
+  const workbook::Profile kernel_only({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                                       testing::make_device_work("gemm_kernel", 20000, 90000, 7),
+                                       testing::make_allocation(30000, 4096)});
+  CHECK_THROWS_AS(exercises::most_expensive_shape(kernel_only), std::invalid_argument);
+}
+
 TEST_CASE("an operator need not be called aten::") {
   // A custom op (RECORD_FUNCTION in C++, as workbook::fused_gelu_mul) and an autograd node.
   const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
