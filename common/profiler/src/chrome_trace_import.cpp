@@ -4,6 +4,7 @@
 // Event as soon as it is complete, skipping everything else without building it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -66,6 +67,7 @@ class TraceReader : detail::JsonCursor {
   FeedResult feed(const char* begin, const char* end, bool last) {
     reset(begin, end, last);
     for (;;) {
+      skip_ws_between_items();
       mark_item();
       try {
         if (!step()) return {offset(), false};
@@ -466,7 +468,11 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
     if (last) break;
     std::memmove(buffer.data(), buffer.data() + used, filled - used);
     filled -= used;
-    if (filled == buffer.size()) buffer.resize(buffer.size() * 2);
+    // One item longer than the buffer: grow it, for a stream never past its limit (plus a block to
+    // notice the excess), so that an endless item fails at the limit, not at twice it.
+    if (filled == buffer.size())
+      buffer.resize(regular ? buffer.size() * 2
+                            : std::size_t(std::min<std::uint64_t>(buffer.size() * 2, max_stream_bytes + (4 << 20))));
   }
   return finish(reader);
 }

@@ -40,6 +40,13 @@ class JsonCursor {
   }
   /// The start of an item: where parsing resumes if the block ends inside it.
   void mark_item() { mark_ = p_; }
+  /// Steps over whitespace before an item, within this block only, counting it as read: a long run
+  /// of blanks between items never has to stay in the buffer.
+  void skip_ws_between_items() {
+    const char* from = p_;
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    consumed_ += std::size_t(p_ - from);
+  }
   /// The item was read whole.
   void item_done() { consumed_ += std::size_t(p_ - mark_); }
   /// Offsets into the block: of the current position, and of the unfinished item's start.
