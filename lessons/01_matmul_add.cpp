@@ -166,7 +166,7 @@ void explain_the_steps_self_time(const LessonOptions& opt, const Profile& profil
 void compare_with_the_articles_a100() {
   narrate(
       "For comparison, at n=64 on an A100 (Part 1) the articles saw about 2.3 ms of self CPU time for 23 us of "
-      "GPU work, but about 1.78 ms of those 2.3 ms was a sync call waiting for 26 us of GPU work: overhead-bound. "
+      "GPU work, and a sync call that waited about 1.78 ms for 26 us of GPU work: overhead-bound. "
       "On the CPU there is no asynchronous launch, so every op's time is spent right here, in this table.");
   fmt::print("open the .json in https://ui.perfetto.dev or chrome://tracing; the .svg in a browser\n");
 }

@@ -270,8 +270,8 @@ void compare_with_the_articles_a100(const LessonOptions& opt, const std::vector<
   const bool gpu = opt.device.is_cuda();
   narrate(fmt::format(
       "On a GPU the CPU only launches kernels and runs ahead, asynchronously. The articles (Part 1, A100, bf16) "
-      "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, but about 1.78 ms of those 2.3 ms was a "
-      "sync call waiting for 26 us of GPU work: the GPU was idle 98% of the time. At n=4096 the table read 4.9 ms "
+      "saw at n=64 about 2.3 ms of self CPU time for 23 us of GPU time, and a sync call that waited about 1.78 ms "
+      "for 26 us of GPU work: the GPU was idle 98% of the time. At n=4096 the table read 4.9 ms "
       "self CPU and 4.5 ms self CUDA, the GPU busy; those are totals over 3 recorded steps of a GEMM and an add. "
       "The article reads one 4096 GEMM kernel in the trace as about 580 us: 2*4096^3 flops at about 237 TFLOP/s "
       "(the mean of its 5 kernels, 1084 us, is slowed by single outliers: 127 TFLOP/s).{}",

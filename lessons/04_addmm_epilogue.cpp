@@ -136,14 +136,16 @@ void count_the_bytes_each_path_moves(const Forwards& forwards) {
       "  GPU epilogue     : the GEMM adds b in registers and stores [M,N] once           {:8.2f} MiB\n",
       unfused_bytes / mib, cpu_fused_bytes / mib, epilogue_bytes / mib);
   narrate(
-      "So on the CPU the fused path moves as many bytes as the unfused one: LibTorch's CPU addmm is not an "
-      "epilogue. It writes the broadcast bias into the output (the aten::copy_ beneath it) and asks the BLAS "
-      "to accumulate the product onto it (beta = 1). What it saves is one [M, N] allocation and one op's "
-      "dispatch; the add's loop over [M, N] is not saved but replaced: the copy_ beneath addmm is its own "
-      "pass over the output (its time is the aten::copy_ row of the table at the end). On a GPU, cuBLASLt's bias "
-      "epilogue adds the bias while "
-      "each output tile is still in "
-      "registers, so the output is stored once: that is the round trip Part 2 of the articles means.");
+      "Counted per op from the shapes, the fused path moves as many bytes as the unfused one: LibTorch's CPU "
+      "addmm is not an epilogue. It writes the broadcast bias into the output (the aten::copy_ beneath it) and "
+      "asks the BLAS to accumulate the product onto it (beta = 1). The count stops at the ops: inside the BLAS, "
+      "OpenBLAS's level-3 driver also passes over the output whenever beta is not 1 (zeroing it for the unfused "
+      "mm, beta = 0), which beta = 1 skips. So the fused path replaces the add's loop over [M, N] with the "
+      "copy_ (the aten::add and aten::copy_ rows of the table at the end give their times) and saves one "
+      "[M, N] allocation and one op's dispatch; the timing below says which path was faster in this run. On a "
+      "GPU, when addmm's cuBLASLt conditions hold (lesson 07 lists them), the bias epilogue adds the bias while "
+      "each output tile is still in registers, so the output is stored once: that is the round trip Part 2 of "
+      "the articles means.");
 }
 
 // Timing uses preallocated outputs (the out= forms of the same ops): the allocator's page faults,

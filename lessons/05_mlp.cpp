@@ -180,12 +180,15 @@ void compare_with_the_articles_five_kernels(const Profile& profile, EventId f, b
   }
   const Finding five = findings05::geglu_runs_five_compute_ops(profile, f);
   claim(five);
-  narrate(std::string("The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), "
-                      "a GELU and a multiply. ") +
-          (five.holds ? "Here the same 5 compute ops appear, plus views: a 3-D input is folded into 2-D for the GEMM "
-                        "(aten::reshape / aten::view), and the result unfolded (aten::_unsafe_view). Like aten::t in "
-                        "lesson 03, these are metadata-only."
-                      : "Here the compute ops differ from theirs: see the evidence above."));
+  narrate(
+      std::string("The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), "
+                  "a GELU and a multiply. ") +
+      (five.holds
+           ? "Here the same 5 compute ops appear, plus views: a 3-D input is folded into 2-D for the GEMM "
+             "(aten::reshape, with aten::_reshape_alias or aten::view beneath it by version), and the result unfolded "
+             "(aten::_unsafe_view). Like aten::t in "
+             "lesson 03, these are metadata-only."
+           : "Here the compute ops differ from theirs: see the evidence above."));
 }
 
 void write_the_reports(const LessonOptions& opt, const MlpForward& work, const Profile& profile) {

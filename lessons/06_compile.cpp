@@ -138,8 +138,9 @@ void time_the_linear(const LessonOptions& opt, CompiledLinear& model, int iterat
       "aten::t (Part 2). Part 1 measured what real compiled code adds around each call (TorchDynamo Cache "
       "Lookup, Torch-Compiled Region, AOTDispatcher Runtime Wrapper Prologue, Call CompiledFxGraph): about 2x "
       "the eager CPU time per step (0.2 vs 0.1 ms) for matmul + add fused into one addmm. That is far more "
-      "than an aten::t costs, so on a lone Linear the tax would outweigh what compile removes; it only "
-      "amortises over larger compiled regions. Our emulation has no such wrappers: on this CPU at n={} the "
+      "than an aten::t costs, so on a lone Linear the tax could outweigh what compile removes (neither the "
+      "articles nor this lesson measured a compiled lone Linear); it amortises over larger compiled regions. Our "
+      "emulation has no such wrappers: on this CPU at n={} the "
       "same thread dispatches and computes, and {}.",
       opt.size, findings06::host_time_saved(rounds.eager, rounds.compiled)));
 }

@@ -67,7 +67,7 @@ TEST_CASE("the compiled MLP is fused: NOT shown with a separate gelu or mul in a
 TEST_CASE("the host-time sentence says faster only when the compiled call was faster in every round") {
   CHECK(f06::host_time_saved({2.5, 2.6, 2.4}, {2.0, 2.0, 2.2}) ==
         "the compiled path, which skips aten::t, was faster in all 3 rounds here, by 0.50 us per call (the median "
-        "of the rounds' differences)");
+        "of the per-round differences, which need not equal the difference of the two medians)");
   // Faster by the median, but not in every round: noise, said as such.
   const std::string mixed = f06::host_time_saved({2.5, 2.6, 2.0}, {2.0, 2.0, 2.4});
   CHECK(mixed.find("showed no clear saving here: it was faster in 2 of 3 rounds") != std::string::npos);

@@ -84,7 +84,7 @@ std::string host_time_saved(const std::vector<double>& eager_rounds_us, const st
   if (faster == rounds)
     return fmt::format(
         "the compiled path, which skips aten::t, was faster in all {} rounds here, by {:.2f} us per call (the median "
-        "of the rounds' differences)",
+        "of the per-round differences, which need not equal the difference of the two medians)",
         rounds, median_saved);
   return fmt::format(
       "the compiled path, which skips aten::t, showed no clear saving here: it was faster in {} of {} rounds (the "
