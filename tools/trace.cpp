@@ -68,8 +68,8 @@ std::string kernel_list(const workbook::GpuAnalysis& analysis, int limit, bool j
 constexpr const char* kUsage =
     "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
     "\n"
-    "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; .gz too) and prints what\n"
-    "Python's key_averages().table() would.\n"
+    "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; gunzip a .json.gz first)\n"
+    "and prints what Python's key_averages().table() would.\n"
     "  --sort KEY     the table's order: cpu_time_total (default), self_cpu_time_total, cuda_time_total,\n"
     "                 self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, count, ...\n"
     "  --limit N      at most N rows (default 30; 0: all)\n"

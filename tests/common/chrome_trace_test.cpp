@@ -144,6 +144,7 @@ TEST_CASE("bad traces are errors naming the source and the problem, never crashe
       {"{\"foo\": 1}", "no \"traceEvents\""},
       {"{\"traceEvents\": 3}", "not an array"},
       {"[1, 2]", "event 0 is not an object"},
+      {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2},  ]", "a ',' right before ']'"},
       {"[{\"name\": \"a\"}]", "'ph' is missing"},
       {"[{\"ph\": \"X\", \"ts\": 1, \"dur\": 1}]", "'name' is missing"},
       {"[{\"ph\": \"X\", \"name\": \"a\", \"dur\": 1}]", "'ts' is missing or not a number"},

@@ -58,6 +58,16 @@ TEST_CASE("printable writes control characters, C1 controls and bidi overrides o
   CHECK(workbook::printable("caf\xC3\xA9 \xE2\x80\x94 ok") == "caf\xC3\xA9 \xE2\x80\x94 ok");  // ordinary UTF-8 stays
 }
 
+TEST_CASE("shortened cuts at a character's start, never inside one, and leaves short text alone") {
+  CHECK(workbook::shortened("abc", 10) == "abc");
+  CHECK(workbook::shortened("abcdefghijkl", 10) == "abcdefg...");
+  // "x" then 2-byte characters: a cut at byte 7 falls between two; one at byte 6 would split the
+  // third, so it steps back to byte 5.
+  const std::string name = "x\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9";
+  CHECK(workbook::shortened(name, 10) == "x\xC3\xA9\xC3\xA9\xC3\xA9...");
+  CHECK(workbook::shortened(name, 9) == "x\xC3\xA9\xC3\xA9...");
+}
+
 TEST_CASE("printable escapes bytes that are not well-formed UTF-8: a stray byte, a cut sequence, an overlong") {
   CHECK(workbook::printable("path\xFF.json") == "path\\xff.json");
   CHECK(workbook::printable("caf\xC3") == "caf\\xc3");                   // cut at the end

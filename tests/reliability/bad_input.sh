@@ -163,6 +163,10 @@ expect "--threads" "$(lesson 01)" --threads +2
 expect "--dim" "$(lesson 09)" --dim " 8"
 expect "--sizes" "$(lesson 02)" --sizes " 16,32"
 expect "--out needs a value" "$(lesson 01)" --out ""
+expect "longer than 255 bytes" "$(lesson 01)" --out "$work/$(printf 'd%.0s' {1..300})"
+long_out=$work
+for _ in $(seq 40); do long_out=$long_out/$(printf 'd%.0s' {1..100}); done
+expect "the path is too long" "$(lesson 01)" --out "$long_out"
 expect "--dtype needs a value" "$(lesson 01)" --dtype ""
 expect "--sizes needs a value" "$(lesson 02)" --sizes ""
 expect "--from-trace needs a value" "$(lesson 02)" --from-trace ""

@@ -15,4 +15,14 @@ lines = result.stderr.strip().splitlines()
 print(f"blank_stream_memory: 300 MB of blanks on a pipe: peak RSS {peak / 1e6:.0f} MB (limit 100 MB), "
       f"exit {result.returncode}: {lines}")
 ok = result.returncode == 2 and len(lines) == 1 and "unexpected end of input" in lines[0] and peak <= 100e6
+# The same blanks between two events, after the comma: a valid trace, read in the same small memory.
+event = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 5}'
+script = f"printf '%s' '{{\"traceEvents\": [{event},'; yes ' ' | head -c 300000000; printf '%s' '{event}]}}'"
+between = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE)
+before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+result = subprocess.run([tool, "/dev/stdin"], stdin=between.stdout, capture_output=True, text=True, timeout=120)
+between.wait()
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(f"blank_stream_memory: 300 MB of blanks after a comma: peak RSS {peak / 1e6:.0f} MB, exit {result.returncode}")
+ok = ok and result.returncode == 0 and "aten::mm" in result.stdout and peak <= 100e6
 sys.exit(0 if ok else 1)

@@ -74,6 +74,14 @@ expect_usage_error "build.log" env WORKBOOK_STATE_DIR="$tmp/log-fifo" timeout 60
 # A state folder that cannot exist (under a file) does not stop a command that needs no progress.
 WORKBOOK_STATE_DIR="$tmp/state-file/state" "$root/workbook" trace "$trace" >/dev/null 2>&1 ||
   fail "trace with an impossible state folder failed"
+# What the learner typed is quoted escaped: a newline in an argument stays on the one line.
+expect_usage_error "is not a lesson number" env WORKBOOK_STATE_DIR="$tmp/state" "$root/workbook" hint $'1\nsecond line'
+# A progress that cannot be saved stops hint before it prints the hint (which would show again).
+mkdir -p "$tmp/unsaved/progress.lock"
+out=$(WORKBOOK_STATE_DIR="$tmp/unsaved" "$root/workbook" hint 1 2>/dev/null)
+[ -z "$out" ] || fail "hint printed a hint it could not record: $out"
+# A build folder that is not a folder: one line, exit 2.
+expect_usage_error "is not a folder" env WORKBOOK_BUILD_DIR=/dev/null "$root/workbook" list
 # A state folder named by an empty variable is an error, not the current folder.
 expect_usage_error "WORKBOOK_STATE_DIR is set but empty" env WORKBOOK_STATE_DIR= "$root/workbook" list
 # list: every status starts where the header's "exercise" does, however long a title is.
@@ -83,5 +91,5 @@ lines = sys.stdin.read().splitlines()
 column = lines[0].index("exercise")
 bad = [l for l in lines[1:] if not (l[column:].startswith("pending") or l[column:].startswith("done")) or l[column - 1] != " "]
 sys.exit(1 if bad or len(lines) < 2 else 0)' || fail "list: a status is out of its column"
-echo "state_is_data: $((15 - failures)) passed, $failures failed"
+echo "state_is_data: $((18 - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]

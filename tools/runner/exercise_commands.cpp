@@ -153,10 +153,12 @@ int show_hint(const Context& c, const Arguments& a) {
   const int seen = p.hints_seen.count(l.number) ? p.hints_seen.at(l.number) : 0;
   const bool all = a.has("--all");
   const int show = all ? total : std::min(seen + 1, total);
+  // Saved first: a state that cannot be saved is one line and exit 2, not a hint and then an error
+  // (the count would not advance, and the same hint would show again).
+  c.progress.update([&](Progress& q) { q.hints_seen[l.number] = std::max(show, q.hints_seen[l.number]); });
   // Earlier hints are not repeated: the newest one is the one to read.
   for (int k = all ? 1 : show; k <= show; ++k)
     fmt::print("hint {} of {} (exercise {}): {}\n", k, total, l.number, l.hints[std::size_t(k - 1)]);
-  c.progress.update([&](Progress& q) { q.hints_seen[l.number] = std::max(show, q.hints_seen[l.number]); });
   if (show < total) fmt::print("(run it again for the next hint, or ./workbook hint {} --all)\n", l.number);
   return 0;
 }

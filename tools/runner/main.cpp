@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "usage_error.h"
+#include "workbook/profiler/format.h"
 
 namespace {
 
@@ -114,10 +115,11 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", e.what());
     return 0;
   } catch (const runner::UsageError& e) {
-    fmt::print(stderr, "workbook: {}\n", e.what());
+    // Messages quote what the learner typed: a newline or an escape in it stays one visible line.
+    fmt::print(stderr, "workbook: {}\n", workbook::printable(e.what()));
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "workbook: {}\n", e.what());
+    fmt::print(stderr, "workbook: {}\n", workbook::printable(e.what()));
     return 1;
   }
 }

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -267,6 +269,15 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
                  4.0 * double(size) * double(size) * double(c10::elementSize(o.dtype)));
 
   o.out = std::filesystem::path(out_text) / d.slug;
+  // A name the file system cannot hold (each part at most NAME_MAX bytes, the whole path with the
+  // lesson's file names below PATH_MAX) fails the first write after the whole run: refused now.
+  for (const std::filesystem::path& part : o.out)
+    if (part.native().size() > NAME_MAX)
+      usage_error(d.program,
+                  fmt::format("--out {}: a name in it is longer than {} bytes", printable(out_text), NAME_MAX));
+  if (std::filesystem::absolute(o.out).native().size() + 256 > PATH_MAX)
+    usage_error(d.program, fmt::format("--out {}: the path is too long for the files the lesson writes under it",
+                                       printable(out_text)));
   // Checked without writing anything (no file of a fixed name, which could be the learner's, and no
   // folder, which a later flag's error would leave behind): the nearest part of the path that
   // exists must be a folder we may write in. The first write creates the rest.

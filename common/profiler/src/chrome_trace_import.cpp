@@ -143,17 +143,21 @@ class TraceReader : detail::JsonCursor {
       }
       case State::events: {
         if (peek() == ']') {
+          if (after_comma_) bad_json("a ',' right before ']'");
           ++p_;
           state_ = root_is_array_ ? State::done : State::members;
           first_member_ = false;
           return true;
         }
-        if (!first_event_) {
+        if (!first_event_ && !after_comma_) {
+          // The comma is an item of its own, so that blanks after it are read and dropped between
+          // items (feed), never kept in the buffer with the event that follows.
           expect(',');
-          skip_ws();
+          after_comma_ = true;
+          return true;
         }
         event();
-        first_event_ = false;
+        first_event_ = after_comma_ = false;
         return true;
       }
       case State::done:
@@ -415,6 +419,7 @@ class TraceReader : detail::JsonCursor {
   State state_ = State::start;
   bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true,
        skipped_byte_order_mark_ = false;
+  bool after_comma_ = false;  // the events' "," was read, the next event not yet
   std::size_t index_ = 0;
   std::string key_scratch_;
   std::vector<Event> events_;

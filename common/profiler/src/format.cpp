@@ -21,6 +21,13 @@ std::string format_memory(std::int64_t bytes) {
   return fmt::format("{} b", bytes);
 }
 
+std::string shortened(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes > 3 ? max_bytes - 3 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at) {
   const auto byte = [&](std::size_t k) { return at + k < text.size() ? static_cast<unsigned char>(text[at + k]) : 0u; };
   const unsigned lead = byte(0);

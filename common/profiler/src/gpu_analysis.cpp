@@ -259,8 +259,7 @@ std::string format_gpu_analysis(const GpuAnalysis& a, std::size_t top_kernels) {
   out += fmt::format("\nkernels by time (top {} of {}):\n", std::min(top_kernels, a.kernels.size()), a.kernels.size());
   for (std::size_t i = 0; i < a.kernels.size() && i < top_kernels; ++i) {
     const auto& k = a.kernels[i];
-    const std::string shown = printable(k.name);
-    const std::string name = shown.size() > 70 ? shown.substr(0, 67) + "..." : shown;
+    const std::string name = shortened(printable(k.name), 70);
     out += fmt::format("  {:5.1f}%  {:>10}  x{:<5} {}\n", 100 * k.share, format_time_us(double(k.total_ns) / 1e3),
                        k.count, name);
   }

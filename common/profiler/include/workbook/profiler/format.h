@@ -23,4 +23,8 @@ std::string printable(std::string_view text);
 /// bytes there are not one (a stray continuation byte, an overlong form, a surrogate, a cut).
 std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
 
+/// The text itself when it has at most `max_bytes` bytes, else its start followed by "..." in
+/// `max_bytes` bytes, cut at the start of a character, never inside a multi-byte one.
+std::string shortened(std::string_view text, std::size_t max_bytes);
+
 }  // namespace workbook
