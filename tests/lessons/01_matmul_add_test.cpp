@@ -37,6 +37,11 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
   for (auto r : regions) {
     CHECK(p.has_chain(r, {"aten::matmul", "aten::mm"}));
     CHECK(p.count_under(r, "aten::add") == 1);  // y = add(matmul(x, w), b): the bias too
+    // Nothing else in the region: the gap before aten::matmul is the cold start's, no other op's.
+    std::vector<std::string> ops;
+    for (auto child : p.children(r))
+      if (p[child].category == workbook::Category::cpu_op) ops.push_back(p[child].name);
+    CHECK(ops == std::vector<std::string>{"aten::matmul", "aten::add"});
     // Each region lies inside its step: ProfilerStep#N -> matmul_add, as lesson 01 showed.
     const auto parent = p.parent(r);
     CHECK((parent && p[*parent].name.rfind("ProfilerStep#", 0) == 0));

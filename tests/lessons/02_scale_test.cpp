@@ -41,6 +41,16 @@ TEST_CASE("predicted crossover: the first power of two at or above lo, scanned u
   rises_then_falls.per_n2_us = 1.0;
   rises_then_falls.per_n3_us = -1e-3;
   CHECK(exercises::predicted_crossover(rises_then_falls, 1, 4096) == 4);
+  // Sizes past 2^21, where n^3 overflows 64-bit integers and a shift of an int overflows 32 bits:
+  // a model compute-bound only from 2^25 on, and a range that starts just past 2^31.
+  exercises::StepModel huge;
+  huge.fixed_us = 1e12;
+  huge.per_n3_us = 1e-10;
+  const double n22 = double(std::int64_t(1) << 22);
+  CHECK(huge.predict_us(std::int64_t(1) << 22) == doctest::Approx(1e12 + 1e-10 * n22 * n22 * n22));
+  CHECK(exercises::predicted_crossover(huge, 1, std::int64_t(1) << 30) == (std::int64_t(1) << 25));
+  CHECK(exercises::predicted_crossover(truth, (std::int64_t(1) << 31) + 1, std::int64_t(1) << 40) ==
+        (std::int64_t(1) << 32));
 }
 
 TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {

@@ -81,6 +81,11 @@ TEST_CASE("the data pointer alone would mislead: narrow is a view that starts fu
   const auto t = exercises::view_or_copy([](const torch::Tensor& a) { return a.t(); }, x);
   CHECK(t.same_data_ptr);
   CHECK(t.out_strides == std::vector<std::int64_t>{1, 64});
+  // The same address, not the same offset: t() of an input that itself starts further in starts
+  // where it does; a clone starts at offset 0 of a storage of its own, never at the input's address.
+  const torch::Tensor inner = x.narrow(0, 5, 10);
+  CHECK(exercises::view_or_copy([](const torch::Tensor& a) { return a.t(); }, inner).same_data_ptr);
+  CHECK_FALSE(exercises::view_or_copy([](const torch::Tensor& a) { return a.clone(); }, x).same_data_ptr);
   // The op runs once: its profile is the call's, not two calls'.
   int calls = 0;
   (void)exercises::view_or_copy(

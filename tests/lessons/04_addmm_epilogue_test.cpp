@@ -44,6 +44,16 @@ TEST_CASE("a weight changed in place, as an optimizer step does, gives the new r
   CHECK(torch::allclose(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b), 1e-4, 1e-4));
 }
 
+TEST_CASE("two inputs at one address, of different shapes: each call reads its own input") {
+  torch::manual_seed(46);
+  const auto x = torch::randn({4, 3, 8}), w = torch::randn({6, 8}), b = torch::randn({6});
+  const torch::Tensor first_row = x.narrow(0, 0, 1);  // same data pointer, shape [1, 3, 8]
+  CHECK(torch::allclose(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b), 1e-4, 1e-4));
+  const torch::Tensor y = exercises::linear_3d(first_row, w, b);
+  CHECK(y.sizes().vec() == std::vector<std::int64_t>{1, 3, 6});
+  CHECK(torch::allclose(y, torch::nn::functional::linear(first_row, w, b), 1e-4, 1e-4));
+}
+
 TEST_CASE("float64 in, float64 out: no conversion on the way") {
   torch::manual_seed(44);
   const auto x = torch::randn({2, 5, 8}, torch::kDouble), w = torch::randn({6, 8}, torch::kDouble),

@@ -168,6 +168,22 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
   CHECK(s[0].total_us == doctest::Approx(30));  // the stray gate_proj is in no forward
   CHECK(s[0].gemm_us == doctest::Approx(20));
   CHECK(s[2].total_us == doctest::Approx(10 / 2.0));  // act_mul: 10 us in forward 1, none in forward 2
+  // A forward with no stage at all still counts: the means are over every forward.
+  std::vector<workbook::Event> with_empty = p.events();
+  with_empty.push_back(make_event("mlp_forward", 700000, 800000, region));
+  const auto e = exercises::stage_breakdown(workbook::Profile(std::move(with_empty)), 10, 20, 30);
+  CHECK(e[0].total_us == doctest::Approx(60 / 3.0));
+}
+
+TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000)});
+  const auto s = exercises::stage_breakdown(p, 8192, 4096, 16384);
+  CHECK(s[0].flops == std::int64_t(2) * 8192 * 4096 * 16384);
+  CHECK(s[3].flops == std::int64_t(2) * 8192 * 4096 * 16384);
 }
 
 TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one forward add up") {

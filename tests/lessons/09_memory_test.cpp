@@ -59,10 +59,13 @@ TEST_CASE("the prediction holds at an odd shape no other check uses") { check_pr
 TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does not overflow") {
   workbook::Session session;  // records whatever the prediction would run (and a second session cannot start)
   const std::int64_t large = exercises::predict_training_peak_bytes({8192, 4096, 11008});
+  // Counted in elements, 13.6 G of them at T 65536, D 4096, H 32768: past 32 bits before the x 4.
+  const std::int64_t larger = exercises::predict_training_peak_bytes({65536, 4096, 32768});
   const workbook::Profile p = session.finish();
   // The model the recorded checks above confirm, at a size no test machine should run: the same
   // sequence of nodes gives 4 x 653 262 848 bytes.
   CHECK(large == 2613051392);
+  CHECK(larger == 54223962112);
   CHECK(p.of_category(workbook::Category::cpu_op).empty());
 }
 

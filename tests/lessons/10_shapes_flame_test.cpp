@@ -96,6 +96,13 @@ TEST_CASE("three levels deep: a self time subtracts direct children only, as Pyt
   CHECK(c.share == doctest::Approx(90.0 / 300.0));
 }
 
+TEST_CASE("a profile without steps (no schedule, no ProfilerStep regions) still has its operators") {
+  const workbook::Profile p({op("aten::mm", 0, 30, {{8, 8}, {8, 8}}), op("aten::add", 30, 40, {{8}, {8}, {}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.share == doctest::Approx(30.0 / 40.0));
+}
+
 TEST_CASE("a scalar argument's empty shape is one of the op's input shapes, as Python lists them") {
   const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
                              op("aten::add", 0, 50, {{8}, {8}, {}}), op("aten::mm", 50, 60, {{8, 8}, {8, 8}})});

@@ -104,6 +104,15 @@ TEST_CASE("large scores stay finite: exponentials are taken against the running 
   const torch::Tensor negative = exercises::tiled_causal_attention(q, k, v, 1);
   CHECK(torch::isfinite(negative).all().item<bool>());
   CHECK(all_close(negative, naive_causal_attention(q, k, v)));
+  // Scores of -1e10: a masked key must count for nothing however low the real scores are, so the
+  // mask is -inf, not a large negative number, and the running maximum starts at -inf too.
+  for (const float scale : {-2e4f, -1e10f}) {
+    CAPTURE(scale);
+    const torch::Tensor very_negative = exercises::tiled_causal_attention(scale * torch::ones({1, 1, 2, 1}), k, v, 1);
+    CHECK(torch::isfinite(very_negative).all().item<bool>());
+    // Query 0 sees only key 0 (value 1); query 1 sees both, equal scores: the mean, 2.
+    CHECK(all_close(very_negative, torch::tensor({1.0f, 2.0f}).view({1, 1, 2, 1})));
+  }
 }
 
 TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one block of scores") {
