@@ -18,6 +18,15 @@ TEST_CASE("the fit recovers an exact model and predicts its crossover") {
   CHECK(fit.fixed_us == doctest::Approx(12).epsilon(1e-6));
   CHECK(fit.per_n2_us == doctest::Approx(2e-3).epsilon(1e-6));
   CHECK(fit.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
+  // The fit is least squares, whatever the signs: a negative intercept (noise at small sizes does
+  // that) comes back as it is, not clamped to 0.
+  exercises::StepModel negative;
+  negative.fixed_us = -1;
+  negative.per_n2_us = 0.1;
+  negative.per_n3_us = 1e-4;
+  std::vector<std::pair<std::int64_t, double>> exact;
+  for (std::int64_t n : {8, 16, 24, 32, 48}) exact.emplace_back(n, negative.predict_us(n));
+  CHECK(exercises::fit_step_model(exact).fixed_us == doctest::Approx(-1).epsilon(1e-6));
   CHECK(truth.busy_fraction(16) == doctest::Approx((2e-3 * 256 + 4e-5 * 4096) / truth.predict_us(16)));
   // 2e-3 n^2 + 4e-5 n^3 = 12 between n = 32 (3.4 us) and n = 64 (18.7 us): the crossover is 64.
   CHECK(exercises::predicted_crossover(truth, 8, 4096) == 64);
