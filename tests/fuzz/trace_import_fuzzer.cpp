@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes through the chrome-trace importer, the key-averages builder,
-// its table/JSON/CSV, the GPU analysis, flame graphs, memory timelines, `--under`'s subtrees and the exporter. Bad input must end in workbook::TraceError, nothing else;
+// its table/JSON/CSV, the GPU analysis, the kernel-name decoder (`--kernels`), flame graphs, memory
+// timelines, `--under`'s subtrees and the exporter. Bad input must end in workbook::TraceError, nothing else;
 // what the importer accepts must export and import again with the same number of events.
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/flame_graph.h"
 #include "workbook/profiler/gpu_analysis.h"
+#include "workbook/profiler/kernel_names.h"
 #include "workbook/profiler/key_averages.h"
 #include "workbook/profiler/memory_timeline.h"
 
@@ -31,6 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)workbook::format_gpu_analysis(gpu);
   (void)workbook::gpu_analysis_json(gpu);
   (void)workbook::gpu_utilisation_svg(gpu, "fuzz");
+  for (const auto& kernel : gpu.kernels) (void)workbook::decode_kernel_name(kernel.name).describe_fields();
   (void)workbook::collapsed_stacks_text(profile);
   (void)workbook::flame_graph_svg(profile, "fuzz");
   for (auto device : {workbook::DeviceType::cpu, workbook::DeviceType::cuda}) {
