@@ -171,7 +171,8 @@ TEST_CASE("the dominant phase is the mean over the recorded steps, not the first
 
 TEST_CASE("the dominant phase is the mean over the recorded steps, not the median step's") {
   // The forward takes 30 ms in two of four recorded steps and nothing in the others (mean 15 ms,
-  // the upper median 30 ms); the backward takes 20 ms every step. The mean says backward.
+  // the upper median 30 ms); the backward takes 20 ms every step. The verdict is compared with the
+  // profile it came from (no fixed answer): the mean says backward, the median would say forward.
   int forward_calls = 0;
   auto slow_half_the_time = [&forward_calls] {
     const int call = forward_calls++;
@@ -181,7 +182,6 @@ TEST_CASE("the dominant phase is the mean over the recorded steps, not the media
   const exercises::TrainingStep half_slow{[] {}, slow_half_the_time, [] {}, wait_ms(20), [] {}};
   const auto report = exercises::profile_training(half_slow, 4);
   CHECK(report.dominant == most_time_by_total(report.profile));
-  CHECK(report.dominant == "backward");  // 15 ms against 20: a margin no late wake-up closes
 }
 
 TEST_CASE("the warm-up step is the first call, and every recorded step holds a whole call of each phase") {
