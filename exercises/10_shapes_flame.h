@@ -15,7 +15,9 @@ struct ShapeCost {
   std::string input_shapes;  ///< Python's str() of the shapes, e.g. "[[512, 512], [512, 512]]"
   double self_us = 0;        ///< its self CPU time, summed over its calls
   int calls = 0;             ///< how many calls had these shapes
-  double share = 0;          ///< self_us over the self time of all events of the profile
+  double share = 0;          ///< self_us over the profile's self CPU time: Python's self_cpu_time_total,
+                             ///< every CPU event's self time, regions included (kernels and
+                             ///< memory records are not CPU time)
 };
 
 /// Among the profile's operators (not regions: ProfilerStep#N and your own labels have self time

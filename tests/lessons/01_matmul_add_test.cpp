@@ -96,18 +96,22 @@ TEST_CASE("each cycle's trace is on disk before the next cycle's first step star
   const auto dir = fresh_dir("written");
   const std::vector<std::filesystem::path> traces{dir / "cycle_0.json", dir / "cycle_1.json"};
   std::vector<exercises::CycleGaps> cycles;
-  int steps = 0;
+  int steps = 0, matmuls = 0;
   bool first_before_second = false, second_before_end = false;
   {
     const testing::RegionObserver observer("matmul_add", "aten::matmul", traces);
     cycles = run(workbook::Schedule(1, 1, 4, 2), dir);
     steps = observer.steps();
+    matmuls = observer.op_starts();
     if (steps == 12) {
       first_before_second = observer.existed_at(6, 0);
       second_before_end = observer.existed_at(11, 1);
     }
   }
   REQUIRE(steps == 12);
+  // One computation per step and none besides: the schedule's wait and warm-up steps are the
+  // warm-up, so a cold start outside them cannot hide from the recorded steps.
+  CHECK(matmuls == 12);
   INFO("the trace of cycle 0 must be written by on_trace_ready, as cycle 0 ends (before step 6)");
   CHECK(first_before_second);
   CHECK_FALSE(second_before_end);  // and not before its own cycle ended

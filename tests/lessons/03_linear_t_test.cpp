@@ -108,6 +108,15 @@ TEST_CASE("storage, not the input's own elements, decides: a view of a view may 
   CHECK(v.is_view);
 }
 
+TEST_CASE("an empty tensor's copy shares no storage, though both data pointers are null") {
+  const torch::Tensor empty = torch::empty({0, 64});
+  const auto copy = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, empty);
+  CHECK_FALSE(copy.shares_storage);
+  CHECK_FALSE(copy.is_view);
+  const auto view = exercises::view_or_copy([](const torch::Tensor& t) { return t.t(); }, empty);
+  CHECK(view.shares_storage);
+}
+
 TEST_CASE("the call runs once inside one region named op, as the contract says") {
   const testing::RegionObserver observer("op", "", {});
   (void)exercises::view_or_copy([](const torch::Tensor& a) { return a.t(); }, input(false));

@@ -3,6 +3,9 @@
 
 #include <torch/nn/functional/linear.h>
 
+#include <cstring>
+#include <vector>
+
 #include "04_addmm_epilogue.h"
 #include "record_forwards.h"
 
@@ -52,6 +55,20 @@ TEST_CASE("two inputs at one address, of different shapes: each call reads its o
   const torch::Tensor y = exercises::linear_3d(first_row, w, b);
   CHECK(y.sizes().vec() == std::vector<std::int64_t>{1, 3, 6});
   CHECK(torch::allclose(y, torch::nn::functional::linear(first_row, w, b), 1e-4, 1e-4));
+}
+
+TEST_CASE("a loader's buffer filled again: one address, one version, new values, and each call reads its own weight") {
+  torch::manual_seed(47);
+  const auto x = torch::randn({2, 3, 8}), b = torch::randn({6});
+  const auto first = torch::randn({6, 8}), second = torch::randn({6, 8});
+  std::vector<float> buffer(48);
+  // Written behind the tensors' backs (as a loader does), so no version counter moves.
+  std::memcpy(buffer.data(), first.data_ptr<float>(), buffer.size() * sizeof(float));
+  const torch::Tensor w1 = torch::from_blob(buffer.data(), {6, 8});
+  CHECK(torch::allclose(exercises::linear_3d(x, w1, b), torch::nn::functional::linear(x, first, b), 1e-4, 1e-4));
+  std::memcpy(buffer.data(), second.data_ptr<float>(), buffer.size() * sizeof(float));
+  const torch::Tensor w2 = torch::from_blob(buffer.data(), {6, 8});
+  CHECK(torch::allclose(exercises::linear_3d(x, w2, b), torch::nn::functional::linear(x, second, b), 1e-4, 1e-4));
 }
 
 TEST_CASE("float64 in, float64 out: no conversion on the way") {

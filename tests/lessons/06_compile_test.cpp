@@ -75,6 +75,46 @@ TEST_CASE("a training loop's in-place steps never recompile, a replaced weight d
   CHECK(compiled.entries() == 2);
 }
 
+TEST_CASE("calls that alternate between two compiled entries transpose nothing: each entry keeps its own weights") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  const torch::Tensor original = m.down->weight, replaced = torch::randn_like(m.down->weight);
+  CHECK(same(compiled.forward(x), m.eager(x)));  // entry 0
+  m.down->weight = replaced;
+  CHECK(same(compiled.forward(x), m.eager(x)));  // entry 1
+  REQUIRE(compiled.entries() == 2);
+  std::vector<torch::Tensor> outputs;
+  workbook::Session session;
+  for (int i = 0; i < 4; ++i) {
+    m.down->weight = i % 2 == 0 ? original : replaced;
+    outputs.push_back(compiled.forward(x));
+    session.step();
+  }
+  const auto p = session.finish();
+  CHECK(p.count("aten::mm") == 12);
+  for (const std::string transposing : {"aten::t", "aten::transpose", "aten::contiguous", "aten::item"}) {
+    CAPTURE(transposing);
+    CHECK(p.count(transposing) == 0);
+  }
+  CHECK(compiled.entries() == 2);
+  for (int i = 0; i < 4; ++i) {
+    m.down->weight = i % 2 == 0 ? original : replaced;
+    CHECK(same(outputs[std::size_t(i)], m.eager(x)));
+  }
+}
+
+TEST_CASE("a weight replaced before the first call: the first entry is compiled from the weights it guards") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  m.gate->weight = torch::randn_like(m.gate->weight);
+  const auto x = torch::randn({8, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 1);
+}
+
 TEST_CASE("a new batch recompiles once and then the batch is dynamic; a new layout recompiles") {
   torch::NoGradGuard no_grad;
   Mlp m;

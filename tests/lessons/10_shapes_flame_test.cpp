@@ -115,7 +115,10 @@ TEST_CASE("device work and memory are not operators: a long kernel never wins, a
   const workbook::Profile with_kernel({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
                                        op("aten::mm", 0, 10, {{8, 8}, {8, 8}}),
                                        testing::make_device_work("gemm_kernel", 20000, 90000, 7)});
-  CHECK(exercises::most_expensive_shape(with_kernel).op == "aten::mm");
+  const auto c = exercises::most_expensive_shape(with_kernel);
+  CHECK(c.op == "aten::mm");
+  // 10 us of the step's 100 us of CPU time; the kernel's 70 us run on the device, not the CPU.
+  CHECK(c.share == doctest::Approx(0.1));
   const workbook::Profile kernel_only({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
                                        testing::make_device_work("gemm_kernel", 20000, 90000, 7),
                                        testing::make_allocation(30000, 4096)});

@@ -15,11 +15,11 @@
 
 namespace testing {
 
-/// While alive, counts the starts of the region `name` (step k = the k-th start, from 0); at each
-/// start records which of `watched` files exist; on the start of step k's region and of the first
-/// `op` inside it, sleeps `delay_us[k]` (whichever of the two the profiler times inside the gap
-/// between them, the delay lands there: the profiler's own callback runs either before or after
-/// this one, the same way for both).
+/// While alive, counts the starts of the region `name` (step k = the k-th start, from 0) and of
+/// `op`; at each start of the region records which of `watched` files exist; on the start of step
+/// k's region and of the first `op` inside it, sleeps `delay_us[k]` (whichever of the two the
+/// profiler times inside the gap between them, the delay lands there: the profiler's own callback
+/// runs either before or after this one, the same way for both).
 class RegionObserver {
  public:
   RegionObserver(std::string name, std::string op, std::vector<std::filesystem::path> watched,
@@ -38,6 +38,8 @@ class RegionObserver {
 
   /// Region starts seen so far.
   int steps() const { return int(existed_.size()); }
+  /// Starts of `op` anywhere, inside the region or not.
+  int op_starts() const { return op_starts_; }
   /// Whether watched file `i` existed when step `k`'s region started.
   bool existed_at(int k, std::size_t i) const { return existed_.at(std::size_t(k)).at(i); }
 
@@ -49,6 +51,7 @@ class RegionObserver {
   static std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
     RegionObserver* self = current();
     if (!self) return nullptr;
+    if (self->op_ == fn.name()) ++self->op_starts_;
     if (self->name_ == fn.name()) {
       std::vector<bool> existed;
       for (const auto& f : self->watched_) existed.push_back(std::filesystem::exists(f));
@@ -71,6 +74,7 @@ class RegionObserver {
   std::map<int, int> delay_us_;
   std::vector<std::vector<bool>> existed_;
   bool op_delayed_ = false;
+  int op_starts_ = 0;
   at::CallbackHandle handle_ = 0;
 };
 
