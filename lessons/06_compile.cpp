@@ -118,10 +118,10 @@ void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model)
              joined(findings06::ops_of_first_call(compiled, "compiled_linear")));
   claim(findings06::transpose_eliminated(eager, compiled));
   narrate(
-      "As in the articles, the GEMM is the same (aten::addmm either way); what compile removes is the "
-      "CPU-side aten::t -> aten::transpose -> aten::as_strided chain: the strides of W^T were worked out "
-      "once, so each call goes straight to the GEMM. The compiled code keeps the strided view w.t(), not "
-      "a contiguous copy: no extra memory, and the BLAS reads W transposed in place.");
+      "As in the articles, the GEMM is the same (aten::addmm either way); what compile removed there, and "
+      "our emulation removes here, is the CPU-side aten::t -> aten::transpose -> aten::as_strided chain: "
+      "our prepared w.t() was made once, so each call goes straight to the GEMM. Our compiled code keeps "
+      "that strided view, not a contiguous copy: no extra memory, and the BLAS reads W transposed in place.");
 }
 
 // Step 2: what that removal is worth in host time, beside what real compiled code adds per call.
@@ -139,7 +139,8 @@ void time_the_linear(const LessonOptions& opt, CompiledLinear& model, int iterat
       "Lookup, Torch-Compiled Region, AOTDispatcher Runtime Wrapper Prologue, Call CompiledFxGraph): about 2x "
       "the eager CPU time per step (0.2 vs 0.1 ms) for matmul + add fused into one addmm. That is far more "
       "than an aten::t costs, so on a lone Linear the tax could outweigh what compile removes (neither the "
-      "articles nor this lesson measured a compiled lone Linear); it amortises over larger compiled regions. Our "
+      "articles nor this lesson report what those wrappers cost around a lone Linear; this lesson's "
+      "'compiled' is our emulation, without them); it amortises over larger compiled regions. Our "
       "emulation has no such wrappers: on this CPU at n={} the "
       "same thread dispatches and computes, and {}.",
       opt.size, findings06::host_time_saved(rounds.eager, rounds.compiled)));
@@ -197,8 +198,9 @@ void show_real_compile(const LessonOptions& opt, CompiledLinear& model, Compiled
   fmt::print("\nThe real compiler: AOTInductor\n");
   if (!aot_inductor_built()) {
     fmt::print(
-        "LibTorch {} has no AOTInductor; it needs LibTorch >= 2.6 and python3 with torch of the same "
-        "version (`./workbook run 6 --libtorch2` runs this lesson on Debian 13's LibTorch 2.6).\n",
+        "LibTorch {} has no AOTInductor; this section loads AOTInductor packages with "
+        "AOTIModelPackageLoader, which the workbook builds from LibTorch 2.6 on, with python3's torch of the "
+        "same version (`./workbook run 6 --libtorch2` runs this lesson on Debian 13's LibTorch 2.6).\n",
         libtorch_version());
     return;
   }

@@ -71,8 +71,8 @@ Profile profile_training_steps(const LessonOptions& opt, Training& t) {
 }
 
 void describe_the_training(const LessonOptions& opt, const Training& t) {
-  fmt::print("\nGeGLU MLP dim {}, hidden {}, {} rows, optimizer {} ({} parameters): one step per ProfilerStep\n", t.dim,
-             t.hidden, opt.size, t.optimizer_name, t.model->parameters().size());
+  fmt::print("\nGeGLU MLP dim {}, hidden {}, {} rows, optimizer {} ({} parameter tensors): one step per ProfilerStep\n",
+             t.dim, t.hidden, opt.size, t.optimizer_name, t.model->parameters().size());
 }
 
 double recorded_steps(const Profile& profile) { return double(profile.find_prefix("ProfilerStep#").size()); }

@@ -72,8 +72,9 @@ void show_the_table_by_shape(const Profile& profile) {
   narrate(
       "Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
       "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "
-      "projection and the MLP's two GEMMs differ in shape and in FLOPs. Compare each row's time with its "
-      "FLOPs before concluding: cost need not follow the arithmetic (a smaller GEMM can take longer, on a "
+      "projection and the MLP's two GEMMs differ in shape (the MLP's two do the same 2*T*d*4d FLOPs, the "
+      "others fewer). Compare each row's time with its FLOPs (2*M*K*N, read from its input shapes) before "
+      "concluding: cost need not follow the arithmetic (a smaller GEMM can take longer, on a "
       "loaded core or with a layout the BLAS handles less well). That is where to look before optimising: "
       "which op, at which shape, takes the time.");
 }

@@ -1,7 +1,7 @@
 // Reference solution of exercise 02.
 //
 // What to notice: the residuals are relative (divided by the step): otherwise the 1 ms sizes drown the 6 us ones
-// and the fixed cost comes out negative. Scaling n by the largest size keeps n^3 and 1 in reach
+// and the fixed cost can come out far off, even negative. Scaling n by the largest size keeps n^3 and 1 in reach
 // of each other in the normal equations. The fit uses both ends of the range, never the crossover.
 #include "02_scale.h"
 

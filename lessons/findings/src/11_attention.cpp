@@ -146,7 +146,7 @@ std::string in_place_peak(const MemoryBySeq& naive, const MemoryBySeq& in_place)
     throw std::invalid_argument("in_place_peak: the two variants were not measured at the same seqs");
   if (naive.peak_bytes == in_place.peak_bytes)
     return "Here the two peak alike at every seq: the in-place version saves the copy's allocation and its pass "
-           "over memory, not the peak (at their highest both hold two [seq, seq] buffers)";
+           "over memory, not the peak";
   const std::size_t last = naive.peak_bytes.size() - 1;
   const double saved_kib = double(naive.peak_bytes[last] - in_place.peak_bytes[last]) / 1024.0;
   if (saved_kib > 0)
