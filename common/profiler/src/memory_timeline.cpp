@@ -58,6 +58,18 @@ double nice_step(double span) {
   return 10 * power;
 }
 
+// A unit of bytes for an axis: the largest in which `most` is at least 1.
+struct Unit {
+  double bytes;
+  const char* name;
+};
+Unit unit_for(double most) {
+  if (most >= 1073741824.0) return {1073741824.0, "GiB"};
+  if (most >= 1048576.0) return {1048576.0, "MiB"};
+  if (most >= 1024.0) return {1024.0, "KiB"};
+  return {1.0, "bytes"};
+}
+
 }  // namespace
 
 std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::string& title,
@@ -72,12 +84,18 @@ std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::strin
     t1 = std::max(t1, b.end_ns);
   }
   const double span = std::max(1.0, double(t1) - double(t0));
-  double lowest = 0, highest = 1;
+  // The axis in the unit the data need (a 0.05 MiB peak on a MiB axis is a flat line on the floor),
+  // from its lowest point to a little above its peak.
+  double most_bytes = 0;
+  for (const MemoryPoint& p : timeline.points) most_bytes = std::max(most_bytes, std::abs(double(p.live_bytes)));
+  const Unit unit = unit_for(most_bytes);
+  double lowest = 0, highest = 0;
   for (const MemoryPoint& p : timeline.points) {
-    lowest = std::min(lowest, double(p.live_bytes) / 1048576.0);
-    highest = std::max(highest, double(p.live_bytes) / 1048576.0);
+    lowest = std::min(lowest, double(p.live_bytes) / unit.bytes);
+    highest = std::max(highest, double(p.live_bytes) / unit.bytes);
   }
-  highest *= 1.12;  // room for the peak's label
+  if (highest <= lowest) highest = lowest + 1;
+  highest += 0.12 * (highest - lowest);  // room for the peak's label
   auto px = [&](double t) { return left + pw * (t - double(t0)) / span; };
   auto py = [&](double mib) { return top + ph * (1 - (mib - lowest) / (highest - lowest)); };
 
@@ -96,8 +114,9 @@ std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::strin
     if (w > 6.5 * double(b.label.size()))
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#555\">{}</text>\n", x + 3, top + 12, svg_escape(b.label));
   }
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left, top,
-                     pw, ph);
+  svg += fmt::format(
+      "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n", left,
+      top, pw, ph);
   const double ystep = nice_step(highest - lowest);
   for (double v = std::ceil(lowest / ystep) * ystep; v <= highest; v += ystep)
     svg += fmt::format(
@@ -110,24 +129,26 @@ std::string memory_timeline_svg(const MemoryTimeline& timeline, const std::strin
                        top + ph + 16, v);
   svg += fmt::format(
       "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">ms from the first event</text>\n"
-      "<text transform=\"translate(20 {:.1f}) rotate(-90)\" text-anchor=\"middle\">MiB live</text>\n",
-      left + pw / 2, height - 12, top + ph / 2);
+      "<text transform=\"translate(20 {:.1f}) rotate(-90)\" text-anchor=\"middle\">{} live</text>\n",
+      left + pw / 2, height - 12, top + ph / 2, unit.name);
 
   std::string points = fmt::format("{:.1f},{:.1f} ", px(double(t0)), py(0));
   double previous = 0;
   for (const MemoryPoint& p : timeline.points) {
-    const double mib = double(p.live_bytes) / 1048576.0;
-    points += fmt::format("{0:.1f},{1:.1f} {0:.1f},{2:.1f} ", px(double(p.time_ns)), py(previous), py(mib));
-    previous = mib;
+    const double value = double(p.live_bytes) / unit.bytes;
+    points += fmt::format("{0:.1f},{1:.1f} {0:.1f},{2:.1f} ", px(double(p.time_ns)), py(previous), py(value));
+    previous = value;
   }
   points += fmt::format("{:.1f},{:.1f}", px(double(t1)), py(previous));
-  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"1.5\"/>\n", points);
+  svg += fmt::format("<polyline class=\"data\" points=\"{}\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"1.5\"/>\n",
+                     points);
   if (timeline.peak_event) {
     const auto peak = std::find_if(timeline.points.begin(), timeline.points.end(),
                                    [&](const MemoryPoint& p) { return p.event == *timeline.peak_event; });
-    const double x = px(double(peak->time_ns)), y = py(double(timeline.peak_bytes) / 1048576.0);
-    const std::string label = fmt::format("peak {:.2f} MiB{}{}", double(timeline.peak_bytes) / 1048576.0,
-                                          peak_label.empty() ? "" : ": ", peak_label);
+    const double x = px(double(peak->time_ns)), y = py(double(timeline.peak_bytes) / unit.bytes);
+    const std::string label =
+        fmt::format("peak {:.{}f} {}{}{}", double(timeline.peak_bytes) / unit.bytes, unit.bytes > 1 ? 2 : 0, unit.name,
+                    peak_label.empty() ? "" : ": ", peak_label);
     const bool flip = x > left + pw * 0.6;  // keep the label inside the plot
     svg += fmt::format(
         "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#e15759\"/>"

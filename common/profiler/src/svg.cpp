@@ -203,8 +203,9 @@ std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& o,
       o.width, o.height, o.width, o.height);
   svg += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin_left,
                      escape(o.title));
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
-                     margin_left, margin_top, pw, ph);
+  svg += fmt::format(
+      "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n",
+      margin_left, margin_top, pw, ph);
   // x ticks at the data's own x values (sizes), y ticks at powers of ten (or fifths when linear).
   std::vector<double> xs;
   for (const Series& s : all) xs.insert(xs.end(), s.x.begin(), s.x.end());
@@ -248,8 +249,8 @@ std::string line_plot_svg(const std::vector<Series>& left, const PlotOptions& o,
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"/>", px(s.x[i]), py(a, s.y[i]),
                          s.colour);
     }
-    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points, s.colour,
-                       s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+    svg += fmt::format("<polyline class=\"data\" points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
+                       points, s.colour, s.dashed ? " stroke-dasharray=\"6 4\"" : "");
     const double ly = margin_top + 12 + 16 * legend_row++;
     svg += fmt::format(
         "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
