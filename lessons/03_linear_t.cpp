@@ -63,7 +63,8 @@ void show_one_forward(const LessonOptions& opt, const Profile& profile, std::int
           " here. Python's nn.Linear shows aten::linear -> aten::t -> aten::addmm. C++'s nn::Linear calls "
           "F::linear (torch/nn/functional/linear.h, LibTorch 1.13 and 2.6), which for a 2-D input with a bias, "
           "as here, is torch::addmm(bias, input, weight.t()): no aten::linear row in C++, only aten::t and "
-          "aten::addmm. Any other input runs input.matmul(weight.t()), then += bias (aten::add_): lesson 05's "
+          "aten::addmm. Any other input runs input.matmul(weight.t()), then, if there is a bias, += bias "
+          "(aten::add_): lesson 05's "
           "3-D input shows aten::t, then aten::matmul beside it (beneath that aten::reshape, aten::mm, "
           "aten::_unsafe_view).");
   for (const Finding& f : {findings03::linear_is_one_addmm(profile), findings03::bias_inside_addmm(profile)}) claim(f);

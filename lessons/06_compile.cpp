@@ -162,8 +162,8 @@ MlpProfiles show_the_fused_mlp(const LessonOptions& opt, CompiledMlp& mlp, const
       eager_us, compiled_us, compiled_us / eager_us);
   claim(findings06::mlp_fused(profiles.compiled));
   narrate(
-      "The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; this one "
-      "runs 3 aten::mm and one hand-fused kernel for gelu * mul. Count the passes over the [tokens, hidden] "
+      "The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; ours "
+      "runs 3 aten::mm and our hand-fused kernel for gelu * mul. Count the passes over the [tokens, hidden] "
       "activations: eager's aten::gelu reads the gate "
       "and writes its output, then aten::mul reads that output back, reads up and writes the product: 5 "
       "passes. The fused kernel reads gate and up and writes the product: 3. It saves two passes, the "

@@ -114,7 +114,7 @@ void list_the_autograd_nodes(const Profile& profile) {
   for (auto r : profile.find("backward"))
     for (auto d : profile.descendants(r)) {
       const std::string& name = profile[d].name;
-      if (name.find("Backward") != std::string::npos && name.rfind("autograd::engine", 0) != 0) ++nodes[name];
+      if (findings08::is_autograd_node(name)) ++nodes[name];
     }
   fmt::print("\nautograd nodes per step:");
   for (const auto& [name, n] : nodes) fmt::print(" {} x{}", name, int(n / steps));

@@ -49,6 +49,18 @@ TEST_CASE("a size slower than a larger one is named as disturbed; none, nothing 
   CHECK(f02::disturbed_sizes(points).empty());
 }
 
+TEST_CASE("a size whose GEMM rate fell below half a smaller size's is named as disturbed, though it took longer") {
+  // n = 64 at 23 us is 22.80 GFLOP/s; n = 128 at 5305.5 us is 0.79: 8x the flops in 231x the time.
+  std::vector<f02::SizePoint> points{{64, 23.0, 10, 0.5}, {128, 5305.5, 100, 0.99}};
+  const std::string said = f02::disturbed_sizes(points);
+  CHECK(said.rfind("n = 128 ran at 0.79 GFLOP/s against 22.80 at n = 64 (8x the flops took 231x the time)", 0) == 0);
+  CHECK(said.find("Rerun on a quiet machine") != std::string::npos);
+  points[1].step_us = 482;  // 8.70 GFLOP/s: below half of 22.80, named
+  CHECK_FALSE(f02::disturbed_sizes(points).empty());
+  points[1].step_us = 320;  // 13.11 GFLOP/s: above half of 22.80, the rate's ordinary climb: not named
+  CHECK(f02::disturbed_sizes(points).empty());
+}
+
 TEST_CASE("the crossover beside the A100: the first compute-bound size, or none") {
   CHECK(f02::crossover_against_the_a100(sweep({0.1, 0.6, 0.4, 0.9}))
             .rfind("Here the first compute-bound size is n = 128", 0) == 0);

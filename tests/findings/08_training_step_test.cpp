@@ -73,6 +73,28 @@ TEST_CASE("backward on the caller's thread: NOT shown when its ops ran elsewhere
   CHECK_FALSE(f08::backward_on_callers_thread(training(elsewhere)).holds);
 }
 
+TEST_CASE("an autograd node is counted once: the engine's evaluate_function around it is not a node") {
+  CHECK(f08::is_autograd_node("MmBackward0"));
+  CHECK(f08::is_autograd_node("torch::autograd::AccumulateGrad"));
+  CHECK_FALSE(f08::is_autograd_node("autograd::engine::evaluate_function: MmBackward0"));
+  CHECK_FALSE(f08::is_autograd_node("aten::mm"));
+  // Each step's 3 nodes, each inside its evaluate_function wrapper: 6 nodes over the 2 steps.
+  std::vector<Event> e;
+  for (int n : {2, 3}) {
+    const std::int64_t t = n * 1000;
+    e.push_back(make_event(("ProfilerStep#" + std::to_string(n)).c_str(), t, t + 900, Category::user_annotation));
+    e.push_back(make_event("forward", t + 100, t + 290, Category::user_annotation));
+    e.push_back(make_event("backward", t + 400, t + 690, Category::user_annotation));
+    for (int k = 0; k < 3; ++k) {
+      e.push_back(op("autograd::engine::evaluate_function: MmBackward0", t + 410 + 60 * k, t + 460 + 60 * k));
+      e.push_back(op("MmBackward0", t + 415 + 60 * k, t + 455 + 60 * k));
+    }
+  }
+  const auto f = f08::backward_on_callers_thread(Profile(std::move(e)));
+  CHECK(f.holds);
+  CHECK(f.evidence.find("autograd nodes during backward: 6,") != std::string::npos);
+}
+
 TEST_CASE("set_to_none runs no op: NOT shown when a set-to-none step zeroes") {
   CHECK(f08::zero_grad_forms(training()).holds);
   StepOptions zeroes;

@@ -60,10 +60,23 @@ std::string disturbed_sizes(const std::vector<SizePoint>& sweep) {
                             sweep[k].n, sweep[later].n, sweep[k].step_us, sweep[later].step_us);
         break;
       }
+  // GFLOP/s of one step's GEMM: 2n^3 flops in step_us.
+  auto rate = [](const SizePoint& p) { return 2.0 * double(p.n) * double(p.n) * double(p.n) / p.step_us / 1e3; };
+  for (std::size_t k = 1; k < sweep.size(); ++k)
+    for (std::size_t earlier = 0; earlier < k; ++earlier)
+      if (sweep[k].step_us > 0 && sweep[earlier].step_us > 0 && rate(sweep[k]) < 0.5 * rate(sweep[earlier])) {
+        const double n_ratio = double(sweep[k].n) / double(sweep[earlier].n);
+        slow += fmt::format(
+            "{}n = {} ran at {:.2f} GFLOP/s against {:.2f} at n = {} ({:.0f}x the flops took {:.0f}x "
+            "the time)",
+            slow.empty() ? "" : "; ", sweep[k].n, rate(sweep[k]), rate(sweep[earlier]), sweep[earlier].n,
+            n_ratio * n_ratio * n_ratio, sweep[k].step_us / sweep[earlier].step_us);
+        break;
+      }
   if (slow.empty()) return slow;
   return slow +
-         ": something other than the work slowed the smaller size (another process, a cold cache), so "
-         "its row and the crossover are not this machine's. Rerun on a quiet machine";
+         ": something other than the work slowed it (another process, a cold cache), so its row and the "
+         "crossover are not this machine's. Rerun on a quiet machine";
 }
 
 std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep) {

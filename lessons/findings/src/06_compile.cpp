@@ -53,7 +53,7 @@ Finding transpose_eliminated(const Profile& eager, const Profile& compiled) {
                     compiled_no_t = calls_with(compiled, "compiled_linear", "aten::t", 0),
                     compiled_one_addmm = calls_with(compiled, "compiled_linear", "aten::addmm", 1);
   return {eager_one_t == eager_calls && compiled_no_t == compiled_calls && compiled_one_addmm == compiled_calls,
-          "the compiled forward runs the same aten::addmm with no aten::t; eager runs one aten::t per call",
+          "our compiled forward runs the same aten::addmm with no aten::t; eager runs one aten::t per call",
           fmt::format("calls with one aten::t: eager {} of {}; compiled calls with no aten::t {} and one aten::addmm "
                       "{}, of {}",
                       eager_one_t, eager_calls, compiled_no_t, compiled_one_addmm, compiled_calls)};
@@ -66,7 +66,7 @@ Finding mlp_fused(const Profile& compiled) {
                     gelu = total_under(compiled, "compiled_mlp", "aten::gelu"),
                     mul = total_under(compiled, "compiled_mlp", "aten::mul");
   return {mm == n && fused == n && gelu == 0 && mul == 0,
-          "the compiled MLP runs 3 aten::mm and one fused gelu * mul, no separate aten::gelu or aten::mul",
+          "our compiled MLP runs 3 aten::mm and one fused gelu * mul, no separate aten::gelu or aten::mul",
           fmt::format("of {} compiled forwards: {} with 3 aten::mm, {} with one fused gelu * mul; aten::gelu {}, "
                       "aten::mul {} in all",
                       n, mm, fused, gelu, mul)};

@@ -36,7 +36,7 @@ Finding backward_on_callers_thread(const Profile& p) {
     auto from = std::lower_bound(events.begin(), events.end(), p[r].start_ns,
                                  [](const Event& e, std::int64_t t) { return e.start_ns < t; });
     for (auto it = from; it != events.end() && it->start_ns <= p[r].end_ns; ++it) {
-      if (!it->on_host() || it->end_ns > p[r].end_ns || it->name.find("Backward") == std::string::npos) continue;
+      if (!it->on_host() || it->end_ns > p[r].end_ns || !is_autograd_node(it->name)) continue;
       ++nodes;
       backward.insert(it->thread);
     }
@@ -47,6 +47,11 @@ Finding backward_on_callers_thread(const Profile& p) {
       "records it with the rest",
       fmt::format("threads of the forward: {}; autograd nodes during backward: {}, on {} thread(s), {}", forward.size(),
                   nodes, backward.size(), backward == forward ? "the forward's" : "not the forward's")};
+}
+
+bool is_autograd_node(const std::string& name) {
+  return name.rfind("autograd::engine", 0) != 0 &&
+         (name.find("Backward") != std::string::npos || name.find("AccumulateGrad") != std::string::npos);
 }
 
 Finding zero_grad_forms(const Profile& p) {

@@ -59,8 +59,9 @@ Finding self_memory_nets(const KeyAverages& averages) {
   const KeyAverage* releasing = averages.find("autograd::engine::evaluate_function: MulBackward0");
   const KeyAverage* allocating = averages.find("aten::mul");
   return {releasing && allocating && releasing->self_cpu_memory_bytes < 0 && allocating->self_cpu_memory_bytes > 0,
-          "Self CPU Mem nets each op's own allocations against its own frees: the autograd node that frees the "
-          "buffers it saved shows negative bytes (below the rows printed), the ops that allocate show positive ones",
+          "Self CPU Mem nets each op's own allocations against its own frees: the engine's evaluate_function "
+          "around an autograd node, which frees what the node saved and the gradient it consumed, shows negative "
+          "bytes (below the rows printed), the ops that allocate show positive ones",
           fmt::format("Self CPU Mem: autograd::engine::evaluate_function: MulBackward0 {}, aten::mul {}",
                       releasing ? format_memory(releasing->self_cpu_memory_bytes) : "no row",
                       allocating ? format_memory(allocating->self_cpu_memory_bytes) : "no row")};

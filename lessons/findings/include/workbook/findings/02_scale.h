@@ -26,8 +26,10 @@ std::string small_size_self_share(const std::vector<SizePoint>& sweep, double ce
 /// more than 0.05 below the size before it).
 std::string busy_fraction_trend(const std::vector<SizePoint>& sweep);
 
-/// The sizes whose step took longer than a larger size's (by more than 5 %): something other than
-/// their work slowed them, so their rows and the crossover are not this machine's. "" when none.
+/// The sizes whose step took longer than a larger size's (by more than 5 %), or whose GEMM rate
+/// (2n^3 flops per step) fell below half a smaller size's (more flops per step amortise the fixed
+/// cost, so the rate only rises until the ceiling): something other than their work slowed them,
+/// so their rows and the crossover are not this machine's. "" when none.
 std::string disturbed_sizes(const std::vector<SizePoint>& sweep);
 
 /// This run's first compute-bound size beside the articles' A100, which was overhead-bound at 64

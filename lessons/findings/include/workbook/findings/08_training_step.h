@@ -15,6 +15,11 @@ namespace workbook::findings08 {
 /// Backward runs one MmBackward node per forward GEMM: `gemms_per_step` per recorded step.
 Finding one_mm_backward_per_gemm(const Profile& profile, int gemms_per_step);
 
+/// Whether a host event is an autograd node: "MmBackward0", "torch::autograd::AccumulateGrad"...,
+/// not the engine's "autograd::engine::evaluate_function: MmBackward0" wrapped around one (counting
+/// both would count every node twice).
+bool is_autograd_node(const std::string& name);
+
 /// For CPU tensors backward runs on the thread that called backward(): the autograd nodes that
 /// ran while a "backward" region was open, on any thread, ran on exactly the forward regions' threads.
 Finding backward_on_callers_thread(const Profile& profile);
