@@ -20,6 +20,7 @@ struct CycleGaps {
   int recorded_steps = 0;          ///< ProfilerStep#N regions in that trace
   double first_gap_us = 0;         ///< matmul_add start -> aten::matmul start in the cycle's first recorded step
   double median_other_gap_us = 0;  ///< the same gap, median over the cycle's other recorded steps
+                                   ///< (0 when the cycle recorded one step: there are no others)
 };
 
 /// Profiles `y = add(matmul(x, w), b)`, one computation per step inside a `workbook::Region`

@@ -75,6 +75,18 @@ TEST_CASE("two cycles, two traces, each with its own recorded steps and gaps") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a cycle of one recorded step has no other steps: their median is 0, not the cold gap again") {
+  const auto dir = fresh_dir("one");
+  const auto cycles = run(workbook::Schedule(1, 1, 1, 2), dir);
+  REQUIRE(cycles.size() == 2);
+  for (const auto& c : cycles) {
+    CHECK(c.recorded_steps == 1);
+    CHECK(c.first_gap_us > 0);
+    CHECK(c.median_other_gap_us == 0);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps") {
   const auto dir = fresh_dir("three");
   const auto cycles = run(workbook::Schedule(0, 1, 2, 3), dir);

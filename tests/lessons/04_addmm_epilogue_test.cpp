@@ -71,6 +71,12 @@ TEST_CASE("a loader's buffer filled again: one address, one version, new values,
   CHECK(torch::allclose(exercises::linear_3d(x, w2, b), torch::nn::functional::linear(x, second, b), 1e-4, 1e-4));
 }
 
+TEST_CASE("an empty batch gives an empty [0, S, N] result, as F::linear does") {
+  const auto x = torch::randn({0, 3, 8}), w = torch::randn({6, 8}), b = torch::randn({6});
+  const torch::Tensor y = exercises::linear_3d(x, w, b);
+  CHECK(y.sizes().vec() == std::vector<std::int64_t>{0, 3, 6});
+}
+
 TEST_CASE("float64 in, float64 out: no conversion on the way") {
   torch::manual_seed(44);
   const auto x = torch::randn({2, 5, 8}, torch::kDouble), w = torch::randn({6, 8}, torch::kDouble),

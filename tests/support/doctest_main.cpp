@@ -51,7 +51,8 @@ struct LearnerReporter : doctest::IReporter {
     }
     out << "\n"
         << failed_cases << " of " << cases << " checks fail. Stuck? ./workbook hint " << exercise
-        << " shows the next hint.\n";
+        << " shows the next hint.\n"
+        << std::flush;
   }
   void test_case_start(const doctest::TestCaseData& data) override {
     current = &data;
@@ -63,6 +64,15 @@ struct LearnerReporter : doctest::IReporter {
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException& e) override {
     header();
+    if (e.is_crash) {
+      // The process ends after this (doctest re-raises the signal): flush, or the buffered lines
+      // of this report are lost.
+      out << "  crashed: " << e.error_string.c_str()
+          << " (what crashed is named just above, e.g. UBSan's \"runtime error: signed integer overflow\" with "
+             "its file and line)\n"
+          << std::flush;
+      return;
+    }
     out << "  stopped: " << first_line(e.error_string.c_str()) << "\n";
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}

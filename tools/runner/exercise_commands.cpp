@@ -71,7 +71,7 @@ bool gpu_checks_pass(const Context& c, const Lesson& l) {
   }
   if (!on_path("nvidia-smi")) {
     fmt::print("(exercise {}'s GPU checks need a CUDA GPU; none here, so the CPU checks above decide{})\n", l.number,
-               toolkit ? ", and the code compiled for the GPU" : "");
+               toolkit ? "; nvcc compiled your code for the GPU, but none of it ran there" : "");
     return true;
   }
   if (!toolkit) {
