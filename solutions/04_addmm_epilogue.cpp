@@ -10,8 +10,7 @@ namespace exercises {
 torch::Tensor linear_3d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
   // [B, S, D] -> [B*S, D] is a view of a contiguous x; addmm writes [B*S, N] once, bias included;
   // [B*S, N] -> [B, S, N] is a view of that output.
-  // B * S, not -1: with an empty batch (B = 0) view cannot infer a -1 beside a 0.
-  const auto rows = x.view({x.size(0) * x.size(1), x.size(2)});
+  const auto rows = x.view({-1, x.size(-1)});
   return torch::addmm(b, rows, w.t()).view({x.size(0), x.size(1), w.size(0)});
 }
 

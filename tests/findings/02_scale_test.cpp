@@ -41,11 +41,12 @@ TEST_CASE("a busy fraction that falls on the way is not said to climb") {
 
 TEST_CASE("a size slower than a larger one is named as disturbed; none, nothing said") {
   std::vector<f02::SizePoint> points{
-      {64, 10, 5, 0.1}, {128, 3869.1, 100, 0.9}, {256, 3345.7, 100, 0.9}, {512, 9000, 100, 1}};
+      {64, 300, 5, 0.1}, {128, 3869.1, 100, 0.9}, {256, 3345.7, 100, 0.9}, {512, 9000, 100, 1}};
   const std::string said = f02::disturbed_sizes(points);
   CHECK(said.rfind("n = 128 took longer than n = 256 (3869.1 against 3345.7 us)", 0) == 0);
   CHECK(said.find("Rerun on a quiet machine") != std::string::npos);
-  points[1].step_us = 3400;  // within 5 % of the larger size's: noise, not named
+  points[1].step_us =
+      3400;  // within 5 % of the larger size's (and at 1.23 GFLOP/s, not below half of n = 64's 1.75): noise, not named
   CHECK(f02::disturbed_sizes(points).empty());
 }
 
