@@ -165,7 +165,8 @@ void print_where_the_time_goes(const ForwardCost& cost) {
   fmt::print("\nFLOPs per forward (profiler's estimate): {:.3f} GFLOP -> {:.1f} GFLOP/s over the {}\n",
              cost.flops / 1e9, cost.flops / (total_us * 1e3), cost.clock);
   fmt::print(
-      "{} per forward {:.1f} us, by the ops' self {} time: GEMMs {:.1f}% , elementwise {:.1f}%, the rest {:.1f}%\n",
+      "{} of the forward shown (the last recorded) {:.1f} us, by the ops' self {} time: GEMMs {:.1f}% , elementwise "
+      "{:.1f}%, the rest {:.1f}%\n",
       cost.clock, total_us, cost.kernel_count > 0 ? "device" : "CPU", 100 * cost.gemm_us / total_us,
       100 * cost.elementwise_us / total_us, 100 * (total_us - cost.gemm_us - cost.elementwise_us) / total_us);
 }

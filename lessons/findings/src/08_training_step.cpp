@@ -89,12 +89,13 @@ Finding optimizer_per_parameter(const Profile& p, const std::vector<std::vector<
     fewest = std::min(fewest, n / parameters_per_shape[shape]);
     most = std::max(most, n / parameters_per_shape[shape]);
   }
-  return {ops > 0 && on_one_parameter == ops && fewest == most,
-          "the optimizer updates parameter by parameter: each of its ops takes one parameter-shaped tensor first, and "
-          "every parameter gets the same number of ops",
-          fmt::format("{} top-level ops in the optimizer regions ({} steps, {} parameter tensors): {} on one "
-                      "parameter-shaped tensor; ops per parameter from {} to {}",
-                      ops, recorded_steps(p), parameter_shapes.size(), on_one_parameter, fewest, most)};
+  return {
+      ops > 0 && on_one_parameter == ops && fewest == most,
+      "the optimizer updates parameter by parameter: each of its ops takes one parameter-shaped tensor first, and "
+      "every parameter gets the same number of ops",
+      fmt::format("{} top-level ops in the optimizer regions ({} steps, {} parameter tensors): {} on one "
+                  "parameter-shaped tensor; ops per parameter over the {} steps from {} to {}",
+                  ops, recorded_steps(p), parameter_shapes.size(), on_one_parameter, recorded_steps(p), fewest, most)};
 }
 
 }  // namespace workbook::findings08

@@ -131,13 +131,13 @@ Finding no_seq_squared_buffer(const MemoryBySeq& m, std::int64_t batch_heads) {
     evidence += fmt::format(" seq {} {:.1f} KiB of {:.1f} KiB scores", m.seqs[k],
                             double(m.largest_allocation_bytes[k]) / 1024.0,
                             double(4 * batch_heads * m.seqs[k] * m.seqs[k]) / 1024.0);
-  // Decided at the longest seq: at short ones a kernel's fixed-size blocks can outweigh a tiny matrix.
+  // Decided at the longest seq: at short ones a kernel's blocks can outweigh a tiny matrix.
   const bool holds = n > 0 && n == m.seqs.size() &&
                      m.largest_allocation_bytes[n - 1] < 4 * batch_heads * m.seqs[n - 1] * m.seqs[n - 1];
   return {holds,
           m.variant +
               " never allocates the [seq, seq] scores: at the longest seq its largest allocation is below one "
-              "score matrix (at short ones its fixed-size blocks can be larger)",
+              "score matrix (at short ones its per-thread blocks, sized by the sequence length, can be larger)",
           evidence};
 }
 

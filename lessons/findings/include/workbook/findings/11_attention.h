@@ -47,8 +47,8 @@ Finding peak_grows_as_seq_squared(const MemoryBySeq& memory);
 
 /// At the longest seq the variant's largest single allocation is smaller than one float32
 /// [seq, seq] score matrix per batch and head (`batch_heads` of them): it never materialises the
-/// scores. (At short seqs the CPU flash kernel's fixed-size blocks can outweigh a tiny matrix, and
-/// its peak need not grow exactly 2x per doubling: it sizes its blocks by the sequence length.)
+/// scores. (At short seqs the CPU flash kernel's per-thread blocks, sized by the sequence length,
+/// can outweigh a tiny matrix.)
 Finding no_seq_squared_buffer(const MemoryBySeq& memory, std::int64_t batch_heads);
 
 /// What in place did to the peak per forward, said as this run shows it: alike at every seq (the
