@@ -60,6 +60,10 @@ TEST_CASE("predicted crossover: the first power of two at or above lo, scanned u
   CHECK(exercises::predicted_crossover(huge, 1, std::int64_t(1) << 30) == (std::int64_t(1) << 25));
   CHECK(exercises::predicted_crossover(truth, (std::int64_t(1) << 31) + 1, std::int64_t(1) << 40) ==
         (std::int64_t(1) << 32));
+  // Past 2^49 a double's log2 rounds 2^49 + 1 down to exactly 49: the first power at or above lo
+  // is 2^50, never 2^49 (which is below lo).
+  CHECK(exercises::predicted_crossover(truth, (std::int64_t(1) << 49) + 1, std::int64_t(1) << 60) ==
+        (std::int64_t(1) << 50));
 }
 
 TEST_CASE("relative least squares: noisy large sizes do not pull the small fixed cost off") {

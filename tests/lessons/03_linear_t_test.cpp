@@ -199,7 +199,9 @@ TEST_CASE("copying ops are counted as the contract names them, and a new tensor 
            {"contiguous of a transpose", [](const torch::Tensor& t) { return t.t().contiguous(); }},
            {"to float64", [](const torch::Tensor& t) { return t.to(torch::kDouble); }},
            // aten::to to the dtype it has returns the input itself: no aten::_to_copy, nothing copied.
-           {"to its own dtype", [](const torch::Tensor& t) { return t.to(t.scalar_type()); }}}) {
+           {"to its own dtype", [](const torch::Tensor& t) { return t.to(t.scalar_type()); }},
+           // A name with "copy" in it is not one of the three: copysign computes a new tensor.
+           {"copysign", [](const torch::Tensor& t) { return t.copysign(t); }}}) {
     CAPTURE(name);
     CHECK(exercises::view_or_copy(op, x).copying_ops == counted(op));
   }

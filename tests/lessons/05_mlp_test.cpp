@@ -120,6 +120,11 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   CHECK(s[3].gemm_us == doctest::Approx(25));
   CHECK(s[3].flops == 2 * 10 * 20 * 30);
   CHECK(s[3].gemm_gflops == doctest::Approx(12000.0 / 25e3));
+  // Only aten::mm and aten::addmm are the stage's GEMMs: an aten::bmm beneath down_proj is not.
+  const workbook::Profile with_bmm({make_event("mlp_forward", 0, 100000, Category::user_annotation),
+                                    make_event("down_proj", 70000, 100000, Category::user_annotation),
+                                    make_event("aten::mm", 72000, 90000), make_event("aten::bmm", 91000, 97000)});
+  CHECK(exercises::stage_breakdown(with_bmm, 10, 20, 30)[3].gemm_us == doctest::Approx(18));
   CHECK_THROWS_AS(exercises::stage_breakdown(workbook::Profile({make_event("aten::mm", 0, 1)}), 1, 1, 1),
                   std::invalid_argument);
 }

@@ -151,4 +151,5 @@ TEST_CASE("the peak grows with seq, not seq^2: seq 1024 peaks at most 2.3x seq 5
 TEST_CASE("a block smaller than one key is refused") {
   const Qkv x = random_qkv(1, 1, 4, 2);
   CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, 0), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, -1), std::invalid_argument);
 }
