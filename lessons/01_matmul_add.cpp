@@ -157,7 +157,8 @@ void explain_the_steps_self_time(const LessonOptions& opt, const Profile& profil
       "ProfilerStep* self time is time inside a step that no op covers: {:.1f} us of the steps' {:.1f} us here "
       "({:.0f}%), {:.1f} us of it in the first recorded step and a median of {:.1f} us in the later ones. It "
       "holds the loop's code between ops (the wall-clock reads{}, freeing the result) and the profiler's own "
-      "work at the start and end of the step's region: real time, but not the workload's.",
+      "work at the start and end of the step's region, and any time the thread was not running (descheduled on a "
+      "busy machine; the profile does not show which): real time, but not the workload's.",
       total_self, total_steps, 100 * total_self / total_steps, step_self[0],
       median(std::vector<double>(step_self.begin() + 1, step_self.end())),
       opt.device.is_cuda() ? ", the synchronize call" : ""));

@@ -113,8 +113,8 @@ void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model)
       "eager_linear", [&] { return model.eager(); }, opt.steps);
   const Profile compiled = profile_calls(
       "compiled_linear", [&] { return model.compiled(); }, opt.steps);
-  fmt::print("\nnn::Linear({0}, {0}) on [{0}, {0}], one forward:\n  eager:   {1}\n  compiled:{2}\n", opt.size,
-             joined(findings06::ops_of_first_call(eager, "eager_linear")),
+  fmt::print("\nnn::Linear({0}, {0}) on [{0}, {0}], one forward:\n  eager:          {1}\n  ours (compiled):{2}\n",
+             opt.size, joined(findings06::ops_of_first_call(eager, "eager_linear")),
              joined(findings06::ops_of_first_call(compiled, "compiled_linear")));
   claim(findings06::transpose_eliminated(eager, compiled));
   narrate(
@@ -130,7 +130,7 @@ void time_the_linear(const LessonOptions& opt, CompiledLinear& model, int iterat
       host_rounds_us([&] { return model.eager(); }, [&] { return model.compiled(); }, iterations, 9);
   const double eager_us = median(rounds.eager), compiled_us = median(rounds.compiled);
   fmt::print(
-      "host time per forward (median of 9 rounds of {} calls): eager {:.2f} us, compiled {:.2f} us -> "
+      "host time per forward (median of 9 rounds of {} calls): eager {:.2f} us, ours (compiled) {:.2f} us -> "
       "compiled/eager = {:.2f}\n",
       iterations, eager_us, compiled_us, compiled_us / eager_us);
   narrate(fmt::format(
@@ -152,12 +152,12 @@ MlpProfiles show_the_fused_mlp(const LessonOptions& opt, CompiledMlp& mlp, const
   if (!torch::allclose(eager(), compiled(), 1e-4, 1e-4)) throw std::runtime_error("compiled MLP differs");
   MlpProfiles profiles{profile_calls("eager_mlp", eager, opt.steps),
                        profile_calls("compiled_mlp", compiled, opt.steps)};
-  fmt::print("\nGeGLU MLP (dim {}, hidden {}, {} tokens), one forward:\n  eager:   {}\n  compiled:{}\n", shape.dim,
-             shape.hidden, shape.tokens, joined(findings06::ops_of_first_call(profiles.eager, "eager_mlp")),
+  fmt::print("\nGeGLU MLP (dim {}, hidden {}, {} tokens), one forward:\n  eager:          {}\n  ours (compiled):{}\n",
+             shape.dim, shape.hidden, shape.tokens, joined(findings06::ops_of_first_call(profiles.eager, "eager_mlp")),
              joined(findings06::ops_of_first_call(profiles.compiled, "compiled_mlp")));
   const auto [eager_us, compiled_us] = host_times_us(eager, compiled, 3, 5);
   fmt::print(
-      "MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, compiled {:.1f} us -> "
+      "MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, ours (compiled) {:.1f} us -> "
       "compiled/eager = {:.2f}\n",
       eager_us, compiled_us, compiled_us / eager_us);
   claim(findings06::mlp_fused(profiles.compiled));
@@ -269,7 +269,7 @@ void show_fail_on_recompile(nn::Linear& linear, const torch::Tensor& x) {
   try {
     no_recompiles.lookup(torch::randn({n, x.size(0)}).t(), {linear->weight});
   } catch (const GuardFailure& e) {
-    fmt::print("\nwith the fail_on_recompile stance, a transposed input: {}\n", e.what());
+    fmt::print("\nwith the fail_on_recompile stance, our cache on a transposed input: {}\n", e.what());
   }
   narrate(
       "Raising instead of recompiling is an opt-in (torch.compiler.set_stance(\"fail_on_recompile\")): "
