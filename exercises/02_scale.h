@@ -31,7 +31,7 @@ struct StepModel {
 StepModel fit_step_model(const std::vector<std::pair<std::int64_t, double>>& points);
 
 /// The smallest power of two n in [lo, hi] at which the model says the step is compute-bound
-/// (busy_fraction(n) >= 0.5), or 0 when none is. 1 <= lo <= hi <= 2^62.
+/// (busy_fraction(n) >= 0.5), or 0 when none is. 1 <= lo <= hi < 2^62.
 std::int64_t predicted_crossover(const StepModel& model, std::int64_t lo, std::int64_t hi);
 //! [contract]
 

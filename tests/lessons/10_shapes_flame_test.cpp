@@ -101,6 +101,18 @@ TEST_CASE("a profile without steps (no schedule, no ProfilerStep regions) still 
   const auto c = exercises::most_expensive_shape(p);
   CHECK(c.op == "aten::mm");
   CHECK(c.share == doctest::Approx(30.0 / 40.0));
+  // The share is over CPU time, not over time: a gap between the ops is nobody's self time.
+  const workbook::Profile gap({op("aten::mm", 0, 30, {{8, 8}, {8, 8}}), op("aten::add", 50, 60, {{8}, {8}, {}})});
+  CHECK(exercises::most_expensive_shape(gap).share == doctest::Approx(30.0 / 40.0));
+}
+
+TEST_CASE("the share counts every CPU event's self time, an op outside the steps too") {
+  // A 100 us step holding a 10 us mm, and a 30 us add after it: 130 us of self CPU time.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), op("aten::add", 200, 230, {{8}, {8}, {}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::add");
+  CHECK(c.share == doctest::Approx(30.0 / 130.0));
 }
 
 TEST_CASE("a scalar argument's empty shape is one of the op's input shapes, as Python lists them") {
