@@ -101,6 +101,7 @@ void compare_with_a_large_linear(const LessonOptions& opt, torch::nn::Linear& li
       interleaved_median_us({[&] { torch::Tensor v = small_w.t(); }, [&] { torch::Tensor v = large_w.t(); }}, 1000, 9);
   fmt::print("{:<28} {:>11.2f} us {:>11.2f} us\n", "w.t() alone, unprofiled", alone[0], alone[1]);
   narrate(fmt::format(
+      "The large weight's column comes from a second recording, not the table below (the small Linear's). "
       "The last row times w.t() alone (median of 9 rounds of 1000 calls, no profiler, nothing between the "
       "calls): {:.2f} us for the small weight, {:.2f} us for the large one. A recorded aten::t call also pays "
       "for the profiler's bookkeeping and runs between a large GEMM and a large copy, so its recorded time "

@@ -114,7 +114,10 @@ EventId show_one_forward(const Profile& profile, bool geglu) {
   const auto forwards = profile.find("mlp_forward");
   if (forwards.empty()) throw std::runtime_error("no forward was recorded");
   const auto f = forwards.back();
-  narrate("One forward, as the profiler saw it:");
+  narrate(
+      fmt::format("One forward (the last recorded), as the profiler saw it, {} levels deep (the ops beneath "
+                  "the last level are left out; the table at the end counts them all):",
+                  geglu ? 3 : 2));
   fmt::print("{}", format_tree(profile, f, geglu ? 3 : 2));
   return f;
 }

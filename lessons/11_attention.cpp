@@ -186,7 +186,8 @@ void show_sdpa(const Profile& p) {
       "in FP32.");
 #else
   fmt::print(
-      "\nLibTorch {} has only the private _scaled_dot_product_attention (the math path). Pinning the "
+      "\nLibTorch {} has only the private _scaled_dot_product_attention, which on the CPU runs only the math "
+      "path. Pinning the "
       "public scaled_dot_product_attention to its math or flash backend needs a newer LibTorch, so this run "
       "has no sdpa_flash and its sdpa_math is the private function (the switches exist since 2.0, "
       "the CPU flash kernel since 2.1; this lesson's pin, which also switches cuDNN off, is built for "

@@ -16,7 +16,7 @@ namespace exercises {
 
 std::int64_t predict_training_peak_bytes(const StepShapes& s) {
   const std::int64_t th = s.tokens * s.hidden, td = s.tokens * s.dim, dh = s.dim * s.hidden;
-  // When backward starts: the gate's output, gelu's, up's and the product (saved), the output,
+  // Once MseLossBackward0 has made the output's gradient: the gate's output, gelu's, up's and the product (saved), the output,
   // the [T, dim] buffer the loss keeps, and the output's gradient.
   std::int64_t live = 4 * th + 3 * td, peak = live;
   // Each backward node, what it allocates, then what it frees. (1.13's engine runs gelu's node

@@ -75,8 +75,8 @@ std::string disturbed_sizes(const std::vector<SizePoint>& sweep) {
       }
   if (slow.empty()) return slow;
   return slow +
-         ": something other than the work slowed it (another process, a cold cache), so its row and the "
-         "crossover are not this machine's. Rerun on a quiet machine";
+         ": something other than the work slowed it (another process, a cold cache), so its row, and the "
+         "crossover computed from it, may not be this machine's. Rerun on a quiet machine";
 }
 
 std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep) {
