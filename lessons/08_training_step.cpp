@@ -103,7 +103,8 @@ void compare_backward_with_forward(const Profile& profile, const std::map<std::s
       fmt::format("The rule of thumb says backward costs about twice the forward: each GEMM y = x W^T needs two in "
                   "backward, dL/dx = dL/dy W and dL/dW = dL/dy^T x. Here x is the input data, which needs no gradient, "
                   "so the gate and up GEMMs need only dL/dW. This run's backward ran {} aten::mm per step for the "
-                  "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs.",
+                  "forward's {}: {:.2f}x the FLOPs by the profiler's estimate, which counts the GEMMs and the "
+                  "multiplies, not gelu.",
                   std::size_t(double(backward_mm) / steps), std::size_t(double(forward_mm) / steps),
                   backward_flops / forward_flops));
 }

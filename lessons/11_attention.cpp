@@ -189,8 +189,10 @@ void show_sdpa(const Profile& p) {
       "\nLibTorch {} has only the private _scaled_dot_product_attention, which on the CPU runs only the math "
       "path. Pinning the "
       "public scaled_dot_product_attention to its math or flash backend needs a newer LibTorch, so this run "
-      "has no sdpa_flash and its sdpa_math is the private function (the switches exist since 2.0, "
-      "the CPU flash kernel since 2.1; this lesson's pin, which also switches cuDNN off, is built for "
+      "has no sdpa_flash and its sdpa_math is the private function (the flash and math switches exist since "
+      "1.13, where they steer only the private function's CUDA path; the public function and the memory-efficient "
+      "switch since 2.0, the CPU flash kernel since 2.1; this lesson's pin, which also switches cuDNN off, is built "
+      "for "
       "LibTorch >= 2.4; the workbook's second leg runs 2.6: `./workbook run 11 --libtorch2`).\n",
       libtorch_version());
 #endif
@@ -287,8 +289,8 @@ void show_a_fully_masked_row() {
   claim(findings11::safe_softmax_zeroes_masked_rows(p, s));
 #else
   fmt::print(
-      "From LibTorch 2.5 SDPA's math path calls _safe_softmax instead, which gives 0 there. The 1.13 math "
-      "path profiled above calls aten::softmax, and would give NaN.\n");
+      "From LibTorch 2.5 SDPA's math path calls _safe_softmax instead (PyTorch PR #133882), which gives 0 "
+      "there; before 2.5 it called softmax, which gives NaN.\n");
 #endif
 }
 

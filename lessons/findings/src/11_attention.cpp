@@ -137,7 +137,8 @@ Finding no_seq_squared_buffer(const MemoryBySeq& m, std::int64_t batch_heads) {
   return {holds,
           m.variant +
               " never allocates the [seq, seq] scores: at the longest seq its largest allocation is below one "
-              "score matrix (at short ones its per-thread blocks, sized by the sequence length, can be larger)",
+              "score matrix (at short ones its working buffer, one block per thread sized by seq, head_dim and the "
+              "thread count, can be larger)",
           evidence};
 }
 

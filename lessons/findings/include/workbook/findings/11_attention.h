@@ -47,8 +47,8 @@ Finding peak_grows_as_seq_squared(const MemoryBySeq& memory);
 
 /// At the longest seq the variant's largest single allocation is smaller than one float32
 /// [seq, seq] score matrix per batch and head (`batch_heads` of them): it never materialises the
-/// scores. (At short seqs the CPU flash kernel's per-thread blocks, sized by the sequence length,
-/// can outweigh a tiny matrix.)
+/// scores. (At short seqs the CPU flash kernel's working buffer, one block per thread sized by seq,
+/// head_dim and the thread count, can outweigh a tiny matrix.)
 Finding no_seq_squared_buffer(const MemoryBySeq& memory, std::int64_t batch_heads);
 
 /// What in place did to the peak per forward, said as this run shows it: alike at every seq (the
