@@ -5,8 +5,8 @@
 // three weight gradients are never freed inside the step. Mul's node peaks at 6·TH + 2·TD + DH
 // (both factors' gradients while the saved buffers are alive), the last node, gate's, at TH + 2·TD
 // + 3·DH (all three weight gradients exist): the last one wins only when 2·DH > 5·TH, that is when
-// D > 2.5·T. Weights larger than the activations are not enough: at T 64, D 128, H 512 the weights
-// are twice the activations, and mul's node still reaches the peak (down's node, at 5·TH + 3·TD + DH, passes mul's when TD > TH: dim larger than hidden).
+// D > 2.5·T. Weights larger than the activations are not enough: at T 64, D 128, H 512 each weight
+// [H, D] is twice a [T, H] activation, and mul's node still reaches the peak (down's node, at 5·TH + 3·TD + DH, passes mul's when TD > TH: dim larger than hidden).
 #include "09_memory.h"
 
 #include <algorithm>

@@ -71,7 +71,7 @@ TEST_CASE("the crossover beside the A100: the first compute-bound size, or none"
 TEST_CASE("the smallest size's self time: its share of the step and the arithmetic it needs") {
   // n = 64 at 100 GFLOP/s: 2 * 64^3 flops take 5.243 us.
   CHECK(f02::small_size_self_share(sweep({0.1}), 100) ==
-        "at n = 64 the 'mm+add self' column is 60% of the step (60.0 of 100.0 us), while the GEMM's arithmetic needs "
+        "at n = 64 the 'mm+add self' column is 60% of the step (60.00 of 100.00 us), while the GEMM's arithmetic needs "
         "5.243 us at the ceiling");
   CHECK_THROWS_AS(f02::small_size_self_share({}, 100), std::invalid_argument);
 }

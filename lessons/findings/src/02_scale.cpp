@@ -24,7 +24,7 @@ std::string small_size_self_share(const std::vector<SizePoint>& sweep, double ce
   const SizePoint& p = sweep.front();
   const double n = double(p.n), arithmetic_us = ceiling_gflops > 0 ? 2 * n * n * n / (ceiling_gflops * 1e3) : 0;
   return fmt::format(
-      "at n = {} the 'mm+add self' column is {:.0f}% of the step ({:.1f} of {:.1f} us), while the GEMM's arithmetic "
+      "at n = {} the 'mm+add self' column is {:.0f}% of the step ({:.2f} of {:.2f} us), while the GEMM's arithmetic "
       "needs {:.3f} us at the ceiling",
       p.n, p.step_us > 0 ? 100 * p.ops_self_us / p.step_us : 0.0, p.ops_self_us, p.step_us, arithmetic_us);
 }

@@ -87,8 +87,9 @@ std::string host_time_saved(const std::vector<double>& eager_rounds_us, const st
         "of the per-round differences, which need not equal the difference of the two medians)",
         rounds, median_saved);
   return fmt::format(
-      "the compiled path, which skips aten::t, was faster in {} of {} rounds here, not in all (the median of the "
-      "per-round differences: {:.2f} us per call {}, which need not equal the difference of the two medians)",
+      "this run does NOT show a saving from skipping aten::t: the compiled path was faster in {} of {} rounds, not "
+      "in all (the median of the per-round differences: {:.2f} us per call {}, which need not equal the "
+      "difference of the two medians)",
       faster, rounds, std::abs(median_saved), median_saved >= 0 ? "faster" : "slower");
 }
 
