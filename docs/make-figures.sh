@@ -13,9 +13,9 @@
 # printed beside it). A run that prints a matmul ceiling (lesson 02) is compared with
 # BLAS_PROBE's (the figure `./workbook doctor` prints as "matmul 2048") and run again, up to twice,
 # while the two differ by more than 20 %; the page says when they still do. A run whose lesson
-# says "Careful:" (it found its own run disturbed) is run again too, up to twice. The lesson runs
-# from the current folder (the project root) with a relative --out, so the paths it prints are
-# relative to the project.
+# says "Careful:" (it found its own run disturbed), or whose sweep's GFLOP/s dip more than 20 %
+# below a smaller size's, is run again too, up to twice. The lesson runs from the current folder
+# (the project root) with a relative --out, so the paths it prints are relative to the project.
 set -euo pipefail
 lesson=$1 slug=$2 out=$3 figure_name=${4#figure:} probe=${5#probe:}
 shift 5
@@ -35,6 +35,13 @@ children_seconds() {
   rm -f "$out/$slug.times"
 }
 ceiling_of() { sed -n 's/^matmul ceiling here: \([0-9.]*\) GFLOP\/s.*/\1/p' "$1" | head -n1; }
+# Lesson 02's sweep table (header "n  step us ... GFLOP/s ..."): true when a row's GFLOP/s (the 7th
+# column) is below 0.8 x the best of the rows above it.
+sweep_dips() {
+  awk '/^ +n +step us/ { table = 1; next } table && NF < 7 { table = 0 }
+       table && $1 ~ /^[0-9]+$/ { if (best > 0 && $7 < 0.8 * best) dip = 1; if ($7 > best) best = $7 }
+       END { exit !dip }' "$1"
+}
 differs() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(b > 0 && (a / b > 1.2 || a / b < 1 / 1.2)) }'; }
 
 reference=""
@@ -56,8 +63,10 @@ while :; do
   others=$(awk -v b="$((busy1 - busy0))" -v t="$((total1 - total0))" -v own="$own0 $own1" -v hz="$(getconf CLK_TCK)" \
     'BEGIN { split(own, o, " "); x = t > 0 ? (b - (o[2] - o[1]) * hz) / t : 0; printf "%.0f", (x < 0 ? 0 : x) * 100 }')
   ceiling=$(ceiling_of "$out/$slug.output.tmp")
-  # A lesson that found its own run disturbed says "Careful:" (lesson 02's disturbed sizes): run again.
-  if grep -q "^  | Careful: " "$out/$slug.output.tmp" && [ "$attempt" -lt 3 ]; then continue; fi
+  # A lesson that found its own run disturbed says "Careful:" (lesson 02's disturbed sizes), and a
+  # sweep whose GFLOP/s fall more than 20 % below a smaller size's dipped: run again.
+  if { grep -q "^  | Careful: " "$out/$slug.output.tmp" || sweep_dips "$out/$slug.output.tmp"; } &&
+    [ "$attempt" -lt 3 ]; then continue; fi
   [ -z "$ceiling" ] && break
   [ -n "$reference" ] || reference=$("$probe" 2048 | awk '{ print $2 }' || true)
   differs "$ceiling" "$reference" || break
@@ -79,6 +88,9 @@ sed -n 2p "$out/${slug}_output.txt" >"$out/machine.txt"
   fi
   [ -z "$ceiling" ] || printf 'Matmul ceiling %s GFLOP/s; `./workbook doctor` measures %s.\n' "$ceiling" "$reference"
   [ -z "$note" ] || printf '%s\n' "$note"
+  if sweep_dips "$out/${slug}_output.txt"; then
+    printf 'Its GFLOP/s still fell more than 20 %% below a smaller size'"'"'s after %d runs: that row is not this machine'"'"'s quiet rate.\n' "$attempt"
+  fi
 } >"$out/${slug}_conditions.txt"
 
 if [ -n "$figure_name" ]; then
