@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -174,7 +175,8 @@ MlpProfiles show_the_fused_mlp(const LessonOptions& opt, CompiledMlp& mlp, const
 
 // The lines of AOTInductor's generated MLP code a learner should read, and what they show.
 void show_generated_code(const AotiPackages& packages) {
-  fmt::print("\nThe MLP's generated code ({}), the lines that matter:\n", (packages.folder / "mlp_code.txt").string());
+  fmt::print("\nThe MLP's generated code ({}), the lines that matter:\n",
+             std::filesystem::proximate(packages.folder / "mlp_code.txt").string());
   for (const auto& line : code_lines_with(packages.mlp_code,
                                           {"reinterpret_tensor", "_mm_out", "cpp_fused", "#pragma omp for",
                                            "in_out_ptr0[", "tanh", "Vectorized", "std::move(buf"},
@@ -224,8 +226,9 @@ void show_real_compile(const LessonOptions& opt, CompiledLinear& model, Compiled
   fmt::print(
       "torch._inductor.aoti_compile_and_package (python3 torch {}) {} the Linear and the MLP at these shapes "
       "({}; {:.1f} s of compiling)\n",
-      packages.python_torch, packages.cached ? "had compiled" : "compiled", packages.folder.string(),
-      packages.compile_seconds);
+      // Relative to the current folder when it lies beneath it (run from the project: build/aoti-cache/...).
+      packages.python_torch, packages.cached ? "had compiled" : "compiled",
+      std::filesystem::proximate(packages.folder).string(), packages.compile_seconds);
   AotiModel aoti_linear(packages.linear), aoti_mlp(packages.mlp);
   const Forward eager = [&] { return model.eager(); }, ours = [&] { return model.compiled(); };
   const Forward real = [&] { return aoti_linear.run(model.x); };

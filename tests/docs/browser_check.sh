@@ -10,7 +10,9 @@ shift 2
 # (the remaining arguments: the project's and the build's absolute paths). Checked with or
 # without a browser.
 for folder in "$@"; do
-  if pages=$(grep -rlF --include='*.html' -- "$folder/" "$html"); then
+  # As a path of its own (not the tail of a relative one such as lessons/findings/src/).
+  pattern="(^|[^A-Za-z0-9_./-])$(printf '%s' "$folder/" | sed 's/[][\.^$*+?(){}|]/\\&/g')"
+  if pages=$(grep -rlE --include='*.html' -- "$pattern" "$html"); then
     echo "browser_check: pages name the absolute path $folder/: $(printf '%s' "$pages" | head -n3 | tr '\n' ' ')" >&2
     exit 1
   fi
