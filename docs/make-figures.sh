@@ -27,11 +27,12 @@ mkdir -p "$runs_abs" "$out"
 load() { cut -d' ' -f1 /proc/loadavg; }
 # All CPUs' jiffies: "busy total" (busy = everything but idle and iowait).
 cpu_jiffies() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat; }
-# CPU seconds used so far by this shell's finished children: bash's `times` (its second line), run
-# in this shell itself (in a $(...) subshell it would count the subshell's children).
+# Sets `seconds` to the CPU seconds used so far by this shell's finished children: bash's `times`
+# (its second line), run in this shell itself (in a $(...) subshell it would count the subshell's).
 children_seconds() {
   times >"$out/$slug.times"
-  sed -n 2p "$out/$slug.times" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } print s }'
+  seconds=$(sed -n 2p "$out/$slug.times" |
+    awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } print s }')
   rm -f "$out/$slug.times"
 }
 ceiling_of() { sed -n 's/^matmul ceiling here: \([0-9.]*\) GFLOP\/s.*/\1/p' "$1" | head -n1; }
@@ -51,13 +52,12 @@ while :; do
   rm -rf "${runs_abs:?}/$slug"
   before=$(load)
   read -r busy0 total0 < <(cpu_jiffies)
-  children_seconds >"$out/$slug.own"
-  own0=$(cat "$out/$slug.own")
+  children_seconds
+  own0=$seconds
   GLOG_minloglevel=2 "$lesson" "$@" --out "$runs" >"$out/$slug.output.tmp" 2>&1
   read -r busy1 total1 < <(cpu_jiffies)
-  children_seconds >"$out/$slug.own"
-  own1=$(cat "$out/$slug.own")
-  rm -f "$out/$slug.own"
+  children_seconds
+  own1=$seconds
   after=$(load)
   # The share of the machine's CPU time that went to other work while the lesson ran.
   others=$(awk -v b="$((busy1 - busy0))" -v t="$((total1 - total0))" -v own="$own0 $own1" -v hz="$(getconf CLK_TCK)" \
