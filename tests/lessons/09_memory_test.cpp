@@ -57,6 +57,12 @@ TEST_CASE("the prediction holds where the model is wide: x is an input, it gets 
 TEST_CASE("the prediction holds at an odd shape no other check uses") { check_prediction({33, 77, 300}); }
 
 TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does not overflow") {
+  {
+    // A tiny shape first: an answer that runs a step is caught here, before it builds a 2.6 GB one.
+    workbook::Session tiny;
+    (void)exercises::predict_training_peak_bytes({4, 8, 16});
+    REQUIRE(tiny.finish().of_category(workbook::Category::cpu_op).empty());
+  }
   workbook::Session session;  // records whatever the prediction would run (and a second session cannot start)
   const std::int64_t large = exercises::predict_training_peak_bytes({8192, 4096, 11008});
   // Counted in elements, 13.6 G of them at T 65536, D 4096, H 32768: past 32 bits before the x 4.
