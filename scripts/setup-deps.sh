@@ -6,12 +6,14 @@
 # Uses only bash, coreutils, dpkg and apt: it runs before anything else is installed.
 # python3-setuptools: where LibTorch is 2.6 (Debian 13), AOTInductor compiles lesson 06's models
 # with python3-torch and needs it to build the generated code. lld: links a program against
-# LibTorch in ~0.1 s where GNU ld takes ~1.6 s (the edit -> check cycle).
+# LibTorch in ~0.1 s where GNU ld takes ~1.6 s (the edit -> check cycle). libgloo-dev: the
+# headers of Gloo, which LibTorch's c10d process group includes (lesson 12; the library comes with
+# libtorch).
 set -euo pipefail
 
 PACKAGES=(
   g++ cmake make git
-  libtorch-dev python3-torch python3-setuptools
+  libtorch-dev python3-torch python3-setuptools libgloo-dev
   libopenblas0-pthread libopenblas-dev
   libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
   doxygen graphviz doxygen-awesome-css

@@ -1,0 +1,393 @@
+// Lesson 12 — beyond one process: data-parallel training on c10d, profiled rank by rank (beyond
+// the articles).
+//
+// `lesson12 --ranks N` starts N copies of itself with the environment torchrun gives its workers
+// (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT); a copy started that way — by this
+// launcher or by torchrun-like launchers on several machines — is one rank. Each rank trains the
+// GeGLU MLP on its shard of the batch, averaging the gradients over a Gloo process group three
+// ways, and records each way's steps. The launcher then reads every rank's trace and compares the
+// ways: collectives per step, communication in flight, and how much of it backward hid.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "12_data_parallel.h"  // way 3 is exercise 12: the lesson runs its reference solution
+#include "workbook/findings/12_data_parallel.h"
+#include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/lesson_output.h"
+#include <nlohmann/json.hpp>
+
+#include "workbook/profiler/atomic_file.h"
+#include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/communication.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/data_parallel.h"
+#include "workbook/support/geglu.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace workbook;
+
+// The three ways of averaging gradients, in the order each rank runs them.
+const char* const kWays[] = {"each_gradient", "flat_bucket", "overlapped"};
+const char* describe(const std::string& way) {
+  return way == "each_gradient" ? "each gradient, after backward"
+         : way == "flat_bucket" ? "one flat bucket, after backward"
+                                : "buckets from hooks, during backward";
+}
+
+struct Job {
+  std::int64_t dim = 0, hidden = 0, bucket_bytes = 0;
+  int ranks = 2, fail_rank = -1, fail_step = -1;
+  std::chrono::milliseconds timeout{30000};
+};
+
+// ---- One rank ---------------------------------------------------------------------------------
+
+// The workload: the same whole batch on every rank (one seed), each rank training on its shard.
+struct Batch {
+  torch::Tensor x, target;
+};
+
+Batch whole_batch(const LessonOptions& opt, const Job& job) {
+  torch::manual_seed(0);
+  Batch b{torch::randn({opt.size, job.dim}), {}};
+  b.target = torch::randn({opt.size, job.dim});
+  return b;
+}
+
+Geglu fresh_model(const Job& job) {
+  torch::manual_seed(1);
+  return Geglu(job.dim, job.hidden);
+}
+
+constexpr double kLearningRate = 1e-2;
+
+// What one process training on the whole batch ends with: every way must end there too.
+std::vector<torch::Tensor> single_process_weights(const Batch& b, const Job& job, int steps) {
+  Geglu model = fresh_model(job);
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  for (int step = 0; step < steps; ++step) {
+    zero_grad(*model, /*set_to_none=*/true);
+    torch::mse_loss(model->forward(b.x), b.target).backward();
+    optimizer.step();
+  }
+  std::vector<torch::Tensor> weights;
+  for (const auto& p : model->parameters()) weights.push_back(p.detach().clone());
+  return weights;
+}
+
+// Trains a fresh model on this rank's shard one way, each step a ProfilerStep with regions
+// forward, backward, sync and optimizer; returns the recorded steps and checks the final weights.
+Profile train_one_way(const LessonOptions& opt, const Job& job, Collectives& group, const Batch& b,
+                      const std::string& way, const std::vector<torch::Tensor>& expected) {
+  Geglu model = fresh_model(job);
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  const torch::Tensor x = shard_rows(b.x, group.rank(), group.world_size());
+  const torch::Tensor target = shard_rows(b.target, group.rank(), group.world_size());
+  std::unique_ptr<exercises::OverlappedAllreduce> overlapped;
+  if (way == "overlapped")
+    overlapped = std::make_unique<exercises::OverlappedAllreduce>(model->parameters(), group, job.bucket_bytes);
+  const Schedule schedule(0, opt.warmup, opt.steps);
+  Session session(schedule);
+  for (int step = 0; step < schedule.total_steps(); ++step) {
+    if (group.rank() == job.fail_rank && step == job.fail_step && way == kWays[0]) {
+      fmt::print(stderr, "lesson12 (rank {}): stopping at step {} as --fail-rank asked\n", group.rank(), step);
+      std::_Exit(3);  // as a crash would: no goodbye to the other ranks
+    }
+    zero_grad(*model, /*set_to_none=*/true);
+    torch::Tensor loss;
+    {
+      Region r("forward");
+      loss = torch::mse_loss(model->forward(x), target);
+    }
+    {
+      Region r("backward");
+      loss.backward();
+    }
+    {
+      Region r("sync");
+      if (way == "each_gradient") allreduce_each_gradient(group, model->parameters());
+      if (way == "flat_bucket") allreduce_one_flat_bucket(group, model->parameters());
+      if (overlapped) overlapped->finish();
+    }
+    {
+      Region r("optimizer");
+      optimizer.step();
+    }
+    session.step();
+  }
+  const auto parameters = model->parameters();
+  for (std::size_t k = 0; k < parameters.size(); ++k)
+    if (!torch::allclose(parameters[k].detach(), expected[k], 1e-4, 1e-6))
+      throw std::runtime_error(fmt::format("way {} ends with weights that differ from one process's (parameter {}, "
+                                           "largest difference {:.3g})",
+                                           way, k, (parameters[k].detach() - expected[k]).abs().max().item<double>()));
+  return session.finish();
+}
+
+int run_rank(const LessonOptions& opt, const Job& job, const RankEnv& env) {
+  torch::set_num_threads(1);  // one intra-op thread per rank, as torchrun's OMP_NUM_THREADS=1
+  Collectives group(env, job.timeout);
+  const Batch b = whole_batch(opt, job);
+  const auto expected = single_process_weights(b, job, opt.warmup + opt.steps);
+  for (const char* way : kWays) {
+    const Profile profile = train_one_way(opt, job, group, b, way, expected);
+    TraceOptions trace;
+    trace.process_name = fmt::format("rank {}", env.rank);
+    write_chrome_trace(profile, opt.out / way / fmt::format("rank{}.json", env.rank), trace);
+  }
+  return 0;
+}
+
+// ---- The launcher -----------------------------------------------------------------------------
+
+// Starts this program once per rank with a launcher's environment; returns the processes.
+std::vector<pid_t> start_ranks(const Job& job, int port, char** argv) {
+  std::vector<pid_t> ranks;
+  for (int r = 0; r < job.ranks; ++r) {
+    std::vector<std::string> settings = {fmt::format("RANK={}", r), fmt::format("LOCAL_RANK={}", r),
+                                         fmt::format("WORLD_SIZE={}", job.ranks), "MASTER_ADDR=127.0.0.1",
+                                         fmt::format("MASTER_PORT={}", port), "OMP_NUM_THREADS=1"};
+    std::vector<char*> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      const bool replaced = std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
+        return entry.compare(0, s.find('=') + 1, s, 0, s.find('=') + 1) == 0;
+      });
+      if (!replaced) env.push_back(*e);
+    }
+    for (auto& s : settings) env.push_back(s.data());
+    env.push_back(nullptr);
+    pid_t pid = 0;
+    if (const int error = ::posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv, env.data()); error != 0)
+      throw std::runtime_error(fmt::format("cannot start rank {}: {}", r, std::strerror(error)));
+    ranks.push_back(pid);
+  }
+  return ranks;
+}
+
+// Waits for every rank. Once one has failed, the others get the collective timeout (and 5 s) to
+// notice and stop; any still running then is killed. Returns one line per failed rank.
+std::vector<std::string> wait_for_ranks(std::vector<pid_t> ranks, const Job& job) {
+  std::vector<std::string> failures;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::size_t running = ranks.size();
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      const auto it = std::find(ranks.begin(), ranks.end(), pid);
+      if (it == ranks.end()) continue;
+      const int rank = int(it - ranks.begin());
+      *it = 0;
+      --running;
+      const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok) {
+        failures.push_back(WIFEXITED(status) ? fmt::format("rank {} exited with status {}", rank, WEXITSTATUS(status))
+                                             : fmt::format("rank {} was killed by signal {}", rank, WTERMSIG(status)));
+        if (!deadline) deadline = std::chrono::steady_clock::now() + job.timeout + std::chrono::seconds(5);
+      }
+      continue;
+    }
+    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+      for (std::size_t r = 0; r < ranks.size(); ++r)
+        if (ranks[r] != 0) {
+          ::kill(ranks[r], SIGKILL);
+          failures.push_back(fmt::format("rank {} did not stop within the collective timeout: killed", r));
+        }
+      for (pid_t p : ranks)
+        if (p != 0) ::waitpid(p, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return failures;
+}
+
+double median_ms(std::vector<std::int64_t> ns) {
+  if (ns.empty()) return 0;
+  std::sort(ns.begin(), ns.end());
+  return double(ns[ns.size() / 2]) / 1e6;
+}
+
+// One line per rank for a way: the medians over its recorded steps.
+findings12::WayOnRanks read_the_ranks(const LessonOptions& opt, const Job& job, const std::string& way) {
+  findings12::WayOnRanks result;
+  result.way = way;
+  for (int r = 0; r < job.ranks; ++r) {
+    const Profile profile = load_chrome_trace(opt.out / way / fmt::format("rank{}.json", r));
+    result.ranks.push_back(findings12::RankSteps{step_communication(profile), {}});
+    for (auto step : profile.find_prefix("ProfilerStep#"))
+      result.ranks.back().collective_calls.push_back(profile.count_under(step, "c10d::allreduce_"));
+  }
+  return result;
+}
+
+void print_way(const findings12::WayOnRanks& way) {
+  for (std::size_t r = 0; r < way.ranks.size(); ++r) {
+    std::vector<std::int64_t> step, comm, exposed;
+    double overlap = 0;
+    for (const auto& s : way.ranks[r].steps) {
+      step.push_back(s.step_ns);
+      comm.push_back(s.communication_ns);
+      exposed.push_back(s.exposed_ns());
+      overlap += s.overlap_fraction() / double(way.ranks[r].steps.size());
+    }
+    const auto& calls = way.ranks[r].collective_calls;
+    fmt::print("{:<36} {:>4} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.0f}% {:>12}\n", r == 0 ? describe(way.way) : "", r,
+               median_ms(step), median_ms(comm), median_ms(exposed), 100 * overlap,
+               calls.empty() ? 0 : calls.front());
+  }
+}
+
+// Each rank's profile moved so that the first all-reduce ends at the same moment on every rank (it
+// ends when the last rank joins it, on all ranks alike): the ranks' clocks started apart.
+std::vector<Profile> aligned_ranks(std::vector<Profile> ranks) {
+  std::vector<std::int64_t> first_end;
+  for (const Profile& p : ranks) {
+    std::int64_t end = 0;
+    for (const Event& e : p.events())
+      if (is_communication(e) && (end == 0 || e.end_ns < end)) end = e.end_ns;
+    first_end.push_back(end);
+  }
+  const std::int64_t latest = *std::max_element(first_end.begin(), first_end.end());
+  std::vector<Profile> aligned;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    std::vector<Event> events = ranks[r].events();
+    for (Event& e : events) {
+      e.start_ns += latest - first_end[r];
+      e.end_ns += latest - first_end[r];
+    }
+    aligned.emplace_back(std::move(events));
+  }
+  return aligned;
+}
+
+// One trace with a process per rank, for Perfetto.
+std::filesystem::path write_all_ranks_trace(const LessonOptions& opt, const Job& job, const std::string& way) {
+  std::vector<Profile> ranks;
+  for (int r = 0; r < job.ranks; ++r) ranks.push_back(load_chrome_trace(opt.out / way / fmt::format("rank{}.json", r)));
+  nlohmann::json merged = {{"traceEvents", nlohmann::json::array()}};
+  const auto aligned = aligned_ranks(std::move(ranks));
+  for (std::size_t r = 0; r < aligned.size(); ++r) {
+    TraceOptions options;
+    options.pid = long(r) + 1;
+    options.process_name = fmt::format("rank {}", r);
+    nlohmann::json trace = nlohmann::json::parse(to_chrome_trace(aligned[r], options));
+    for (auto& e : trace["traceEvents"]) merged["traceEvents"].push_back(std::move(e));
+  }
+  const auto path = opt.out / (way + "_all_ranks.json");
+  write_file_atomically(path, merged.dump());
+  return path;
+}
+
+// The statistics table, trace and timeline of rank 0's overlapped steps, and a trace per way with
+// every rank in it.
+void write_the_reports(const LessonOptions& opt, const Job& job) {
+  const Profile rank0 = load_chrome_trace(opt.out / "overlapped" / "rank0.json");
+  report_profile(rank0, false, opt.out, "overlapped_rank0", "Lesson 12 · rank 0, buckets from hooks", 15);
+  for (const char* way : kWays)
+    fmt::print("written: {} (every rank, one process each)\n", write_all_ranks_trace(opt, job, way).string());
+}
+
+int launch(const LessonOptions& opt, const Job& job, char** argv) {
+  print_lesson_header("Lesson 12 · Beyond one process: data-parallel training on c10d");
+  if (job.ranks > int(std::thread::hardware_concurrency()))
+    fmt::print("warning: {} ranks on {} cores: ranks take turns on a core, and their waits grow\n", job.ranks,
+               std::thread::hardware_concurrency());
+  const int port = free_local_port();
+  fmt::print("\n{} ranks on this machine (Gloo over 127.0.0.1:{}), each training the GeGLU MLP dim {}, hidden {} on "
+             "{} of the batch's {} rows; {} warm-up and {} recorded steps per way; buckets of up to {} KiB\n",
+             job.ranks, port, job.dim, job.hidden, opt.size / job.ranks, opt.size, opt.warmup, opt.steps,
+             job.bucket_bytes / 1024);
+  // The ranks train and record; nothing is printed meanwhile unless a rank fails.
+  const auto failures = wait_for_ranks(start_ranks(job, port, argv), job);
+  if (!failures.empty()) {
+    std::string line;
+    for (const auto& f : failures) line += (line.empty() ? "" : "; ") + f;
+    fmt::print(stderr, "lesson12: the job stopped: {}\n", line);
+    return 1;
+  }
+  fmt::print("every rank ended each way with the weights of one process training on the whole batch\n");
+  // Per way and rank: medians over the recorded steps.
+  fmt::print("\n{:<36} {:>4} {:>9} {:>9} {:>11} {:>9} {:>12}\n", "gradients averaged", "rank", "step ms", "comm ms",
+             "exposed ms", "overlap", "allreduce_/step");
+  std::vector<findings12::WayOnRanks> ways;
+  for (const char* way : kWays) {
+    ways.push_back(read_the_ranks(opt, job, way));
+    print_way(ways.back());
+  }
+  narrate(
+      "comm ms is the time at least one all-reduce was in flight (from its start on this rank to its end, the "
+      "asynchronous gloo:all_reduce event); exposed ms is the part of it in which this rank computed nothing, only "
+      "waited; overlap is the rest as a share. An all-reduce ends only when the slowest rank has joined it, so a "
+      "rank's communication time includes waiting for the others.");
+  // What the profiles show, decided by lesson 12's findings (each tested NOT shown too).
+  claim(findings12::collectives_per_step(ways[0], 3, "each_gradient"));
+  claim(findings12::collectives_per_step(ways[1], 1, "flat_bucket"));
+  claim(findings12::overlap_only_from_hooks(ways[0], ways[2]));
+  write_the_reports(opt, job);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Default --size: rows in the whole batch, split over the ranks
+  LessonDefaults defaults("lesson12", "12_data_parallel", "Lesson 12: data-parallel training on c10d, rank by rank",
+                          256);
+  defaults.cpu_only_reason = "its ranks talk over Gloo on the CPU (NCCL would need a GPU per rank)";
+  defaults.float32_only_reason = "its model and gradients are float32";
+  std::string dim_text = "256", hidden_text = "1024", ranks_text = "2", bucket_text = "1024", timeout_text = "30",
+              fail_rank_text, fail_step_text = "1";
+  defaults.extra = {{"--ranks", "processes to start on this machine (default 2)", &ranks_text},
+                    {"--dim", "model width", &dim_text},
+                    {"--hidden", "hidden width", &hidden_text},
+                    {"--bucket-kb", "largest bucket of gradients, KiB (DDP's bucket_cap_mb)", &bucket_text},
+                    {"--timeout", "seconds a rank waits at a collective before giving up", &timeout_text},
+                    {"--fail-rank", "this rank stops as if it crashed (a fault to watch the others handle)",
+                     &fail_rank_text},
+                    {"--fail-step", "the step at which --fail-rank stops (default 1)", &fail_step_text}};
+  const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
+  Job job;
+  job.dim = size_flag(defaults.program, "--dim", dim_text, 8192);
+  job.hidden = size_flag(defaults.program, "--hidden", hidden_text, 32768);
+  job.ranks = int(size_flag(defaults.program, "--ranks", ranks_text, 64));
+  job.bucket_bytes = size_flag(defaults.program, "--bucket-kb", bucket_text, 1 << 20) * 1024;
+  job.timeout = std::chrono::seconds(size_flag(defaults.program, "--timeout", timeout_text, 3600));
+  if (!fail_rank_text.empty()) {
+    job.fail_rank = int(size_flag(defaults.program, "--fail-rank", std::to_string(std::stoll("0" + fail_rank_text) + 1),
+                                  65)) - 1;
+    job.fail_step = int(size_flag(defaults.program, "--fail-step", std::to_string(std::stoll("0" + fail_step_text) + 1),
+                                  kMaxRecordedSteps + 1)) - 1;
+  }
+  const auto env = rank_env_from_environment();
+  const int ranks = env ? env->world_size : job.ranks;
+  if (opt.size % ranks != 0)
+    usage_error(defaults.program, fmt::format("--size {} does not split evenly over {} ranks", opt.size, ranks));
+  if (job.fail_rank >= ranks)
+    usage_error(defaults.program, fmt::format("--fail-rank {} is not a rank of {}", job.fail_rank, ranks));
+  // float32: each rank holds the model, its gradients and the whole batch.
+  const double d = double(job.dim), h = double(job.hidden), rows = double(opt.size);
+  require_memory(defaults.program, fmt::format("--size {} --dim {} --hidden {} --ranks {}", opt.size, job.dim, job.hidden,
+                                               ranks),
+                 4 * double(ranks) * (9 * d * h + 4 * rows * h + 4 * rows * d));
+  if (env) {
+    const std::string program = fmt::format("lesson12 (rank {})", env->rank);
+    return run_reporting_errors(program, [&] { return run_rank(opt, job, *env); });
+  }
+  return run_reporting_errors(defaults.program, [&] { return launch(opt, job, argv); });
+}

@@ -1,0 +1,45 @@
+#include "workbook/findings/12_data_parallel.h"
+
+#include <fmt/format.h>
+
+namespace workbook::findings12 {
+namespace {
+
+double mean_overlap(const RankSteps& rank) {
+  double sum = 0;
+  for (const auto& s : rank.steps) sum += s.overlap_fraction();
+  return rank.steps.empty() ? 0 : sum / double(rank.steps.size());
+}
+
+}  // namespace
+
+Finding collectives_per_step(const WayOnRanks& way, std::size_t expected, const std::string& what) {
+  std::size_t steps = 0, matching = 0;
+  std::string seen;
+  for (std::size_t r = 0; r < way.ranks.size(); ++r)
+    for (std::size_t calls : way.ranks[r].collective_calls) {
+      ++steps;
+      matching += calls == expected;
+      if (calls != expected && seen.empty()) seen = fmt::format("; rank {} ran {} in one step", r, calls);
+    }
+  return {steps > 0 && matching == steps,
+          fmt::format("{}: every step of every rank runs {} c10d::allreduce_", what, expected),
+          fmt::format("{} of {} recorded steps on {} ranks{}", matching, steps, way.ranks.size(), seen)};
+}
+
+Finding overlap_only_from_hooks(const WayOnRanks& after_backward, const WayOnRanks& from_hooks) {
+  bool holds = !from_hooks.ranks.empty() && from_hooks.ranks.size() == after_backward.ranks.size();
+  std::string evidence;
+  for (std::size_t r = 0; r < from_hooks.ranks.size() && r < after_backward.ranks.size(); ++r) {
+    const double hooked = mean_overlap(from_hooks.ranks[r]), after = mean_overlap(after_backward.ranks[r]);
+    holds = holds && hooked > 0 && hooked > after;
+    evidence += fmt::format("{}rank {}: {:.0f}% from hooks, {:.0f}% after backward", evidence.empty() ? "" : "; ", r,
+                            100 * hooked, 100 * after);
+  }
+  return {holds,
+          "all-reduces started from gradient hooks overlap backward on every rank; started after backward, they "
+          "overlap less",
+          evidence.empty() ? "no ranks recorded" : evidence};
+}
+
+}  // namespace workbook::findings12

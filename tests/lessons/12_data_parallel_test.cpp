@@ -1,0 +1,251 @@
+// Checks of exercise 12: two ranks (this process and a forked one) train the GeGLU MLP with your
+// OverlappedAllreduce; the weights must equal one process training on the whole batch, and the
+// profile of rank 0 must show one all-reduce per bucket per step, started while backward still runs.
+#include "workbook_doctest.h"
+
+#include <sys/wait.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <exception>
+#include <thread>
+
+#include "12_data_parallel.h"
+#include "workbook/profiler/communication.h"
+#include "workbook/profiler/region.h"
+#include "workbook/profiler/session.h"
+#include "workbook/support/geglu.h"  // zero_grad
+
+using testing::all_close;
+
+namespace {
+
+constexpr std::int64_t kDim = 32, kHidden = 64, kOut = 16, kRows = 16;
+constexpr int kSteps = 2;
+constexpr double kLearningRate = 0.5;
+// How long rank 1 lags before each backward: rank 0's first bucket cannot finish its all-reduce
+// before rank 1 joins it, so an overlapping rank 0 computes the rest of backward meanwhile.
+constexpr auto kRankOneLag = std::chrono::milliseconds(30);
+
+struct Batch {
+  torch::Tensor x, target;
+};
+
+Batch whole_batch() {
+  torch::manual_seed(12);
+  Batch b{torch::randn({kRows, kDim}), {}};
+  b.target = torch::randn({kRows, kOut});
+  return b;
+}
+
+// Two layers with biases, parameters of four sizes: fc1.weight [64, 32], fc1.bias [64],
+// fc2.weight [16, 64], fc2.bias [16]. Backward produces fc2's gradients first, fc1's weight last.
+struct TwoLayersImpl : torch::nn::Module {
+  TwoLayersImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(kDim, kHidden))),
+        fc2(register_module("fc2", torch::nn::Linear(kHidden, kOut))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return fc2->forward(torch::relu(fc1->forward(x))); }
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(TwoLayers);
+
+TwoLayers fresh_model() {
+  torch::manual_seed(1);
+  return TwoLayers();
+}
+
+// What one process training on the whole batch ends with.
+std::vector<torch::Tensor> single_process_weights() {
+  TwoLayers model = fresh_model();
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  const Batch b = whole_batch();
+  for (int step = 0; step < kSteps; ++step) {
+    workbook::zero_grad(*model, /*set_to_none=*/true);
+    torch::mse_loss(model->forward(b.x), b.target).backward();
+    optimizer.step();
+  }
+  std::vector<torch::Tensor> weights;
+  for (const auto& p : model->parameters()) weights.push_back(p.detach().clone());
+  return weights;
+}
+
+// One rank's run: kSteps steps on its shard with the learner's OverlappedAllreduce, each step a
+// ProfilerStep when `session` is given. Returns the final weights and the bucket count.
+struct RankResult {
+  std::vector<torch::Tensor> weights;
+  std::size_t buckets = 0;
+};
+
+RankResult train_on_shard(workbook::Collectives& group, std::int64_t bucket_bytes, workbook::Session* session) {
+  TwoLayers model = fresh_model();
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  const Batch b = whole_batch();
+  const torch::Tensor x = workbook::shard_rows(b.x, group.rank(), group.world_size());
+  const torch::Tensor target = workbook::shard_rows(b.target, group.rank(), group.world_size());
+  exercises::OverlappedAllreduce sync(model->parameters(), group, bucket_bytes);
+  for (int step = 0; step < kSteps; ++step) {
+    workbook::zero_grad(*model, /*set_to_none=*/true);
+    const torch::Tensor loss = torch::mse_loss(model->forward(x), target);
+    if (group.rank() == 1) std::this_thread::sleep_for(kRankOneLag);
+    {
+      workbook::Region r("backward");
+      loss.backward();
+    }
+    {
+      workbook::Region r("finish");
+      sync.finish();
+    }
+    optimizer.step();
+    if (session != nullptr) session->step();
+  }
+  RankResult result{{}, sync.bucket_count()};
+  for (const auto& p : model->parameters()) result.weights.push_back(p.detach().clone());
+  return result;
+}
+
+bool same_weights(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (!all_close(a[k], b[k], 1e-4, 1e-5)) return false;
+  return true;
+}
+
+// Rank 0's view of a two-rank job.
+struct JobResult {
+  RankResult rank0;
+  workbook::Profile profile;  // rank 0's steps
+  int rank1_status = -1;      // 0: rank 1 trained and ended with the single process's weights
+};
+
+// Runs the job with rank 1 in a forked copy of this process. Rank 1 exits 0 when its weights equal
+// the single process's, 1 when they do not, 2 on an exception (its message on stderr).
+JobResult two_rank_job(std::int64_t bucket_bytes) {
+  torch::set_num_threads(1);  // each rank one thread, as torchrun's OMP_NUM_THREADS=1
+  const std::vector<torch::Tensor> expected = single_process_weights();
+  workbook::RankEnv env;
+  env.world_size = 2;
+  env.master_port = workbook::free_local_port();
+  const auto timeout = std::chrono::seconds(30);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int status = 2;
+    try {
+      env.rank = 1;
+      workbook::Collectives group(env, timeout);
+      status = same_weights(train_on_shard(group, bucket_bytes, nullptr).weights, expected) ? 0 : 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rank 1: %s\n", e.what());
+    }
+    std::fflush(stderr);
+    std::_Exit(status);  // never back into the test runner
+  }
+  JobResult job;
+  try {
+    workbook::Collectives group(env, timeout);
+    workbook::Session session(workbook::Schedule(0, 0, kSteps));
+    job.rank0 = train_on_shard(group, bucket_bytes, &session);
+    job.profile = session.finish();
+  } catch (...) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    throw;
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  job.rank1_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  CHECK(same_weights(job.rank0.weights, expected));
+  return job;
+}
+
+// Three buckets, in reverse order: {fc2.bias, fc2.weight} (1 040 floats), {fc1.bias}, {fc1.weight}.
+constexpr std::int64_t kOneWeightPerBucket = (kOut + kOut * kHidden) * 4;
+
+std::vector<workbook::EventId> allreduces_in(const workbook::Profile& p, workbook::EventId step) {
+  return p.under(step, "c10d::allreduce_");
+}
+
+}  // namespace
+
+TEST_CASE("two ranks end with the weights of one process training on the whole batch") {
+  const JobResult job = two_rank_job(kOneWeightPerBucket);
+  INFO("rank 1 exit status (0: its weights matched too; 1: they did not; 2: it threw): " << job.rank1_status);
+  CHECK(job.rank1_status == 0);
+}
+
+TEST_CASE("one bucket holding every gradient gives the same weights") {
+  const JobResult job = two_rank_job(std::int64_t(1) << 40);
+  CHECK(job.rank0.buckets == 1);
+  CHECK(job.rank1_status == 0);
+}
+
+TEST_CASE("each step runs one all-reduce per bucket") {
+  const JobResult job = two_rank_job(kOneWeightPerBucket);
+  CHECK(job.rank0.buckets == 3);
+  const auto steps = job.profile.find_prefix("ProfilerStep#");
+  REQUIRE(steps.size() == std::size_t(kSteps));
+  for (auto step : steps) {
+    CAPTURE(job.profile[step].name);
+    CHECK(allreduces_in(job.profile, step).size() == job.rank0.buckets);
+  }
+}
+
+TEST_CASE("the first bucket's all-reduce starts before backward's last GEMM") {
+  const JobResult job = two_rank_job(kOneWeightPerBucket);
+  for (auto step : job.profile.find_prefix("ProfilerStep#")) {
+    const auto backward = job.profile.under(step, "backward");
+    const auto allreduces = allreduces_in(job.profile, step);
+    REQUIRE(backward.size() == 1);
+    REQUIRE_FALSE(allreduces.empty());
+    const auto gemms = job.profile.under(backward.front(), "aten::mm");
+    REQUIRE_FALSE(gemms.empty());
+    CAPTURE(job.profile[step].name);
+    // down's gradient comes first; up's and gate's GEMMs are still to run when its bucket starts.
+    CHECK(job.profile[allreduces.front()].start_ns < job.profile[gemms.back()].start_ns);
+  }
+}
+
+TEST_CASE("backward keeps computing while the first bucket is in flight") {
+  const JobResult job = two_rank_job(kOneWeightPerBucket);
+  for (auto step : job.profile.find_prefix("ProfilerStep#")) {
+    const workbook::Event& s = job.profile[step];
+    const auto backward = job.profile.under(step, "backward");
+    const auto allreduces = allreduces_in(job.profile, step);
+    REQUIRE(backward.size() == 1);
+    REQUIRE_FALSE(allreduces.empty());
+    // Rank 1 joins each step ~30 ms late, so no transfer of this step can end before it does: the
+    // first to end bounds the time in which bucket 0 was surely in flight.
+    std::int64_t first_end = s.end_ns;
+    for (std::size_t id = 0; id < job.profile.size(); ++id) {
+      const workbook::Event& t = job.profile[id];
+      if (workbook::is_communication(t) && t.start_ns >= s.start_ns && t.start_ns <= s.end_ns)
+        first_end = std::min(first_end, t.end_ns);
+    }
+    // An op of backward that starts after bucket 0's call returned and before that end shows the
+    // hook went back to backward instead of waiting.
+    const std::int64_t returned = job.profile[allreduces.front()].end_ns;
+    std::size_t ops_in_flight = 0;
+    for (auto op : job.profile.descendants(backward.front())) {
+      const workbook::Event& e = job.profile[op];
+      ops_in_flight += e.category == workbook::Category::cpu_op && e.start_ns > returned && e.start_ns < first_end &&
+                       !workbook::is_collective_call(e.name);
+    }
+    CAPTURE(s.name);
+    CAPTURE((first_end - returned) / 1000);  // µs between the call's return and the first transfer's end
+    CHECK(ops_in_flight > 0);
+  }
+}
+
+TEST_CASE("the constructor rejects a bucket limit below one byte") {
+  torch::set_num_threads(1);
+  workbook::RankEnv env;
+  env.master_port = workbook::free_local_port();
+  workbook::Collectives group(env, std::chrono::seconds(10));
+  TwoLayers model = fresh_model();
+  CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), group, 0), std::invalid_argument);
+}
