@@ -29,6 +29,7 @@
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/communication.h"
+#include "workbook/profiler/multi_rank.h"
 #include "workbook/profiler/region.h"
 #include "workbook/profiler/session.h"
 #include "workbook/support/data_parallel.h"
@@ -217,18 +218,17 @@ std::vector<std::string> wait_for_ranks(std::vector<pid_t> ranks, const Job& job
   return failures;
 }
 
-double median_ms(std::vector<std::int64_t> ns) {
-  if (ns.empty()) return 0;
-  std::sort(ns.begin(), ns.end());
-  return double(ns[ns.size() / 2]) / 1e6;
+std::vector<Profile> load_the_ranks(const LessonOptions& opt, const Job& job, const std::string& way) {
+  std::vector<Profile> ranks;
+  for (int r = 0; r < job.ranks; ++r) ranks.push_back(load_chrome_trace(opt.out / way / fmt::format("rank{}.json", r)));
+  return ranks;
 }
 
-// One line per rank for a way: the medians over its recorded steps.
-findings12::WayOnRanks read_the_ranks(const LessonOptions& opt, const Job& job, const std::string& way) {
+// What the findings read of a way: each rank's steps and its all-reduce calls per step.
+findings12::WayOnRanks steps_of(const std::string& way, const std::vector<Profile>& ranks) {
   findings12::WayOnRanks result;
   result.way = way;
-  for (int r = 0; r < job.ranks; ++r) {
-    const Profile profile = load_chrome_trace(opt.out / way / fmt::format("rank{}.json", r));
+  for (const Profile& profile : ranks) {
     result.ranks.push_back(findings12::RankSteps{step_communication(profile), {}});
     for (auto step : profile.find_prefix("ProfilerStep#"))
       result.ranks.back().collective_calls.push_back(profile.count_under(step, "c10d::allreduce_"));
@@ -236,20 +236,14 @@ findings12::WayOnRanks read_the_ranks(const LessonOptions& opt, const Job& job, 
   return result;
 }
 
-void print_way(const findings12::WayOnRanks& way) {
-  for (std::size_t r = 0; r < way.ranks.size(); ++r) {
-    std::vector<std::int64_t> step, comm, exposed;
-    double overlap = 0;
-    for (const auto& s : way.ranks[r].steps) {
-      step.push_back(s.step_ns);
-      comm.push_back(s.communication_ns);
-      exposed.push_back(s.exposed_ns());
-      overlap += s.overlap_fraction() / double(way.ranks[r].steps.size());
-    }
-    const auto& calls = way.ranks[r].collective_calls;
-    fmt::print("{:<36} {:>4} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.0f}% {:>12}\n", r == 0 ? describe(way.way) : "", r,
-               median_ms(step), median_ms(comm), median_ms(exposed), 100 * overlap,
-               calls.empty() ? 0 : calls.front());
+// One line per rank: the medians over its recorded steps (`trace --ranks` computes the same).
+void print_way(const std::string& way, const MultiRankAnalysis& analysis, const findings12::WayOnRanks& steps) {
+  for (std::size_t r = 0; r < analysis.ranks.size(); ++r) {
+    const RankSummary& s = analysis.ranks[r];
+    const auto& calls = steps.ranks[r].collective_calls;
+    fmt::print("{:<36} {:>4} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.0f}% {:>10.2f} {:>12}\n", r == 0 ? describe(way) : "", r,
+               double(s.step_ns) / 1e6, double(s.communication_ns) / 1e6, double(s.exposed_ns) / 1e6,
+               100 * s.overlap_fraction, double(s.waited_ns) / 1e6, calls.empty() ? 0 : calls.front());
   }
 }
 
@@ -323,18 +317,22 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
   }
   fmt::print("every rank ended each way with the weights of one process training on the whole batch\n");
   // Per way and rank: medians over the recorded steps.
-  fmt::print("\n{:<36} {:>4} {:>9} {:>9} {:>11} {:>9} {:>12}\n", "gradients averaged", "rank", "step ms", "comm ms",
-             "exposed ms", "overlap", "allreduce_/step");
+  fmt::print("\n{:<36} {:>4} {:>9} {:>9} {:>11} {:>9} {:>10} {:>12}\n", "gradients averaged", "rank", "step ms",
+             "comm ms", "exposed ms", "overlap", "waited ms", "allreduce_/step");
   std::vector<findings12::WayOnRanks> ways;
   for (const char* way : kWays) {
-    ways.push_back(read_the_ranks(opt, job, way));
-    print_way(ways.back());
+    const std::vector<Profile> ranks = load_the_ranks(opt, job, way);
+    ways.push_back(steps_of(way, ranks));
+    print_way(way, analyze_ranks(ranks), ways.back());
   }
   narrate(
       "comm ms is the time at least one all-reduce was in flight (from its start on this rank to its end, the "
       "asynchronous gloo:all_reduce event); exposed ms is the part of it in which this rank computed nothing, only "
-      "waited; overlap is the rest as a share. An all-reduce ends only when the slowest rank has joined it, so a "
-      "rank's communication time includes waiting for the others.");
+      "waited; overlap is the rest as a share (step, comm and exposed are medians per step, overlap over all "
+      "steps). An all-reduce ends only when the slowest rank has joined it, so a rank's communication time "
+      "includes waiting for the others: waited ms adds up, over the recorded all-reduces, how long this rank "
+      "called each one before the last rank did (clocks aligned by the first all-reduce's end). "
+      "`./workbook trace --ranks " + (opt.out / "overlapped").string() + "` computes the same from the traces.");
   // What the profiles show, decided by lesson 12's findings (each tested NOT shown too).
   claim(findings12::collectives_per_step(ways[0], 3, "each_gradient"));
   claim(findings12::collectives_per_step(ways[1], 1, "flat_bucket"));
@@ -351,6 +349,7 @@ int main(int argc, char** argv) {
                           256);
   defaults.cpu_only_reason = "its ranks talk over Gloo on the CPU (NCCL would need a GPU per rank)";
   defaults.float32_only_reason = "its model and gradients are float32";
+  defaults.unused_flags = {{"--threads", "each rank runs one intra-op thread, as torchrun sets OMP_NUM_THREADS=1"}};
   std::string dim_text = "256", hidden_text = "1024", ranks_text = "2", bucket_text = "1024", timeout_text = "30",
               fail_rank_text, fail_step_text = "1";
   defaults.extra = {{"--ranks", "processes to start on this machine (default 2)", &ranks_text},

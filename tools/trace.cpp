@@ -1,4 +1,5 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]`:
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]`,
+// `./workbook trace --ranks FILE... | DIR [--json]`:
 // the statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
 // with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
 // queue, a verdict per step); --kernels lists the kernels by time with what each name says;
@@ -7,12 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
@@ -20,6 +23,7 @@
 #include "workbook/profiler/gpu_analysis.h"
 #include "workbook/profiler/kernel_names.h"
 #include "workbook/profiler/key_averages.h"
+#include "workbook/profiler/multi_rank.h"
 
 namespace {
 
@@ -65,8 +69,63 @@ std::string kernel_list(const workbook::GpuAnalysis& analysis, int limit, bool j
 
 }  // namespace
 
+// Natural order: "rank2.json" before "rank10.json".
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t i_end = i, j_end = j;
+      while (i_end < a.size() && std::isdigit(static_cast<unsigned char>(a[i_end]))) ++i_end;
+      while (j_end < b.size() && std::isdigit(static_cast<unsigned char>(b[j_end]))) ++j_end;
+      const std::string x = a.substr(i, i_end - i), y = b.substr(j, j_end - j);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = i_end, j = j_end;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i, ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// The rank traces named on the command line, a folder standing for its *.json files in natural order.
+std::vector<std::string> rank_files(const std::vector<std::string>& arguments) {
+  std::vector<std::string> files;
+  for (const auto& argument : arguments) {
+    if (!std::filesystem::is_directory(argument)) {
+      files.push_back(argument);
+      continue;
+    }
+    std::vector<std::string> inside;
+    for (const auto& entry : std::filesystem::directory_iterator(argument))
+      if (entry.is_regular_file() && entry.path().extension() == ".json") inside.push_back(entry.path().string());
+    std::sort(inside.begin(), inside.end(), natural_less);
+    if (inside.empty()) throw std::invalid_argument(argument + ": a folder without .json traces");
+    files.insert(files.end(), inside.begin(), inside.end());
+  }
+  return files;
+}
+
+// `trace --ranks`: the ranks of one job read together.
+int print_ranks(const std::vector<std::string>& arguments, bool json) {
+  const std::vector<std::string> files = rank_files(arguments);
+  std::vector<workbook::Profile> ranks;
+  for (const auto& f : files) ranks.push_back(workbook::load_chrome_trace(f));
+  // Named by file name when those tell the ranks apart (one folder), else by the path given.
+  std::vector<std::string> names;
+  for (const auto& f : files) names.push_back(std::filesystem::path(f).filename().string());
+  std::vector<std::string> sorted_names = names;
+  std::sort(sorted_names.begin(), sorted_names.end());
+  if (std::adjacent_find(sorted_names.begin(), sorted_names.end()) != sorted_names.end()) names = files;
+  const workbook::MultiRankAnalysis analysis = workbook::analyze_ranks(ranks, names);
+  fmt::print("{}", json ? workbook::multi_rank_json(analysis) : workbook::format_multi_rank(analysis));
+  return stdout_written();
+}
+
 constexpr const char* kUsage =
     "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
+    "       workbook trace --ranks FILE FILE... | DIR [--json]\n"
     "\n"
     "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; gunzip a .json.gz first)\n"
     "and prints what Python's key_averages().table() would.\n"
@@ -78,12 +137,16 @@ constexpr const char* kUsage =
     "  --gpu          the GPU view: busy and idle time per device, stream and step, the launch queue\n"
     "  --kernels      the kernels by time, each name decoded where its family is known\n"
     "  --svg OUT      also draw the timeline as an SVG (a new or regular, writable file)\n"
+    "  --ranks        the traces are the ranks of one job (a folder: its .json files, rank2 before rank10):\n"
+    "                 per rank, step time, communication hidden under computation and exposed, the\n"
+    "                 time it waited at the collectives for the last rank; the straggler\n"
     "  --help, -h     this text\n";
 
 int main(int argc, char** argv) {
   std::string file, sort_by = "cpu_time_total", under, svg;
   int limit = 30;
-  bool json = false, gpu = false, kernels = false;
+  bool json = false, gpu = false, kernels = false, ranks = false;
+  std::vector<std::string> rank_arguments;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -96,6 +159,8 @@ int main(int argc, char** argv) {
       gpu = true;
     } else if (arg == "--kernels") {
       kernels = true;
+    } else if (arg == "--ranks") {
+      ranks = true;
     } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg") && i + 1 < argc) {
       std::string value = argv[++i];
       if (arg == "--svg") {
@@ -113,8 +178,9 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
-    } else if (file.empty() && arg.rfind("--", 0) != 0) {
-      file = arg;
+    } else if (arg.rfind("--", 0) != 0 && (file.empty() || std::find(argv + 1, argv + argc, std::string("--ranks")) != argv + argc)) {
+      if (file.empty()) file = arg;
+      rank_arguments.push_back(arg);
     } else {
       fmt::print(stderr,
                  "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] "
@@ -128,6 +194,23 @@ int main(int argc, char** argv) {
                "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] "
                "[--svg OUT]\n");
     return 2;
+  }
+  if (ranks) {
+    const bool other_flag = std::any_of(argv + 1, argv + argc, [](const char* a) {
+      const std::string flag = a;
+      return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--svg" || flag == "--gpu" ||
+             flag == "--kernels";
+    });
+    if (other_flag) {
+      fmt::print(stderr, "workbook trace: --ranks takes only --json (it compares ranks, not one trace's ops)\n");
+      return 2;
+    }
+    try {
+      return print_ranks(rank_arguments, json);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "workbook trace: --ranks: {}\n", workbook::printable(e.what()));
+      return 2;
+    }
   }
   try {
     // Every flag is checked before anything is read or written.

@@ -115,6 +115,17 @@ TEST_CASE("the share counts every CPU event's self time, an op outside the steps
   CHECK(c.share == doctest::Approx(30.0 / 130.0));
 }
 
+TEST_CASE("a runtime call is CPU time too: a kernel launch inside an op counts in the share") {
+  // aten::mm [0, 40) us launches a kernel: cudaLaunchKernel [10, 20) is 10 us of self CPU time of its
+  // own (Python counts it in self_cpu_time_total), leaving the mm 30 of the 40.
+  workbook::Event launch = testing::make_launch(10000, 20000, 1);
+  const workbook::Profile p({op("aten::mm", 0, 40, {{8, 8}, {8, 8}}), launch});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.self_us == doctest::Approx(30));
+  CHECK(c.share == doctest::Approx(30.0 / 40.0));
+}
+
 TEST_CASE("a scalar argument's empty shape is one of the op's input shapes, as Python lists them") {
   const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
                              op("aten::add", 0, 50, {{8}, {8}, {}}), op("aten::mm", 50, 60, {{8, 8}, {8, 8}})});
@@ -135,6 +146,10 @@ TEST_CASE("device work and memory are not operators: a long kernel never wins, a
                                        testing::make_device_work("gemm_kernel", 20000, 90000, 7),
                                        testing::make_allocation(30000, 4096)});
   CHECK_THROWS_AS(exercises::most_expensive_shape(kernel_only), std::invalid_argument);
+  // An allocation outside every host event is Python's "[memory]" row: not an operator either.
+  const workbook::Profile memory_only({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                                       testing::make_allocation(200000, 4096)});
+  CHECK_THROWS_AS(exercises::most_expensive_shape(memory_only), std::invalid_argument);
 }
 
 TEST_CASE("an operator need not be called aten::") {

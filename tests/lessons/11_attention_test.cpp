@@ -78,6 +78,17 @@ TEST_CASE("equals softmax(q k^T / sqrt(d) + causal mask) v, whatever the block s
   }
 }
 
+TEST_CASE("any layout of [batch, heads, seq, head_dim]: a transposed view gives the same result") {
+  torch::NoGradGuard no_grad;
+  // Projections usually give [batch, seq, heads, head_dim], viewed as [batch, heads, seq, head_dim]
+  // by a transpose: not contiguous, so view() cannot flatten it (reshape can).
+  torch::manual_seed(11);
+  const torch::Tensor q = torch::randn({2, 12, 3, 8}).transpose(1, 2), k = torch::randn({2, 12, 3, 8}).transpose(1, 2),
+                      v = torch::randn({2, 12, 3, 8}).transpose(1, 2);
+  REQUIRE_FALSE(q.is_contiguous());
+  CHECK(all_close(exercises::tiled_causal_attention(q, k, v, 5), naive_causal_attention(q, k, v)));
+}
+
 TEST_CASE("causal: a query's output does not change when later keys and values do") {
   torch::NoGradGuard no_grad;
   const Qkv x = random_qkv(1, 2, 40, 8);
@@ -106,7 +117,7 @@ TEST_CASE("large scores stay finite: exponentials are taken against the running 
   CHECK(all_close(negative, naive_causal_attention(q, k, v)));
   // Scores of -1e10: a masked key must count for nothing however low the real scores are, so the
   // mask is -inf, not a large negative number, and the running maximum starts at -inf too.
-  for (const float scale : {-2e4f, -1e10f}) {
+  for (const float scale : {-2e4f, -1e10f, -1e38f}) {  // -1e38: near float32's lowest, below any "large" mask value
     CAPTURE(scale);
     const torch::Tensor very_negative = exercises::tiled_causal_attention(scale * torch::ones({1, 1, 2, 1}), k, v, 1);
     CHECK(torch::isfinite(very_negative).all().item<bool>());

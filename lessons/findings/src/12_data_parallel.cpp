@@ -5,10 +5,11 @@
 namespace workbook::findings12 {
 namespace {
 
-double mean_overlap(const RankSteps& rank) {
-  double sum = 0;
-  for (const auto& s : rank.steps) sum += s.overlap_fraction();
-  return rank.steps.empty() ? 0 : sum / double(rank.steps.size());
+// Over all the rank's steps: overlapped time / communication time (as trace --ranks reports it).
+double overlap_fraction(const RankSteps& rank) {
+  std::int64_t communication = 0, overlapped = 0;
+  for (const auto& s : rank.steps) communication += s.communication_ns, overlapped += s.overlapped_ns;
+  return communication > 0 ? double(overlapped) / double(communication) : 0;
 }
 
 }  // namespace
@@ -31,7 +32,7 @@ Finding overlap_only_from_hooks(const WayOnRanks& after_backward, const WayOnRan
   bool holds = !from_hooks.ranks.empty() && from_hooks.ranks.size() == after_backward.ranks.size();
   std::string evidence;
   for (std::size_t r = 0; r < from_hooks.ranks.size() && r < after_backward.ranks.size(); ++r) {
-    const double hooked = mean_overlap(from_hooks.ranks[r]), after = mean_overlap(after_backward.ranks[r]);
+    const double hooked = overlap_fraction(from_hooks.ranks[r]), after = overlap_fraction(after_backward.ranks[r]);
     holds = holds && hooked > 0 && hooked > after;
     evidence += fmt::format("{}rank {}: {:.0f}% from hooks, {:.0f}% after backward", evidence.empty() ? "" : "; ", r,
                             100 * hooked, 100 * after);

@@ -29,8 +29,8 @@ struct WayOnRanks {
 Finding collectives_per_step(const WayOnRanks& way, std::size_t expected, const std::string& what);
 
 /// Averaging from hooks hides communication under backward and averaging after backward does not:
-/// on every rank the hooked way's mean overlap fraction is above 0 and above the after-backward
-/// way's.
+/// on every rank the hooked way's overlap fraction (over all its steps: overlapped time /
+/// communication time) is above 0 and above the after-backward way's.
 Finding overlap_only_from_hooks(const WayOnRanks& after_backward, const WayOnRanks& from_hooks);
 
 }  // namespace workbook::findings12
