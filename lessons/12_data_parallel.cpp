@@ -291,8 +291,14 @@ std::filesystem::path write_all_ranks_trace(const LessonOptions& opt, const Job&
 // The statistics table, trace and timeline of rank 0's overlapped steps, and a trace per way with
 // every rank in it.
 void write_the_reports(const LessonOptions& opt, const Job& job) {
-  const Profile rank0 = load_chrome_trace(opt.out / "overlapped" / "rank0.json");
-  report_profile(rank0, false, opt.out, "overlapped_rank0", "Lesson 12 · rank 0, buckets from hooks", 15);
+  const std::vector<Profile> ranks = load_the_ranks(opt, job, "overlapped");
+  report_profile(ranks.front(), false, opt.out, "overlapped_rank0", "Lesson 12 · rank 0, buckets from hooks", 15);
+  const auto figure = opt.out / "overlapped_ranks.svg";
+  write_file_atomically(figure, ranks_timeline_svg(ranks, analyze_ranks(ranks),
+                                                   {"Lesson 12 · every rank, buckets from hooks: compute and "
+                                                    "communication on one clock",
+                                                    1200, 18}));
+  fmt::print("written: {} (every rank's compute and communication, overlap shaded)\n", figure.string());
   for (const char* way : kWays)
     fmt::print("written: {} (every rank, one process each)\n", write_all_ranks_trace(opt, job, way).string());
 }

@@ -1,5 +1,5 @@
 // `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]`,
-// `./workbook trace --ranks FILE... | DIR [--json]`:
+// `./workbook trace --ranks FILE... | DIR [--json] [--svg OUT]`:
 // the statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
 // with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
 // queue, a verdict per step); --kernels lists the kernels by time with what each name says;
@@ -108,7 +108,7 @@ std::vector<std::string> rank_files(const std::vector<std::string>& arguments) {
 }
 
 // `trace --ranks`: the ranks of one job read together.
-int print_ranks(const std::vector<std::string>& arguments, bool json) {
+int print_ranks(const std::vector<std::string>& arguments, bool json, const std::string& svg) {
   const std::vector<std::string> files = rank_files(arguments);
   std::vector<workbook::Profile> ranks;
   for (const auto& f : files) ranks.push_back(workbook::load_chrome_trace(f));
@@ -119,13 +119,21 @@ int print_ranks(const std::vector<std::string>& arguments, bool json) {
   std::sort(sorted_names.begin(), sorted_names.end());
   if (std::adjacent_find(sorted_names.begin(), sorted_names.end()) != sorted_names.end()) names = files;
   const workbook::MultiRankAnalysis analysis = workbook::analyze_ranks(ranks, names);
+  if (!svg.empty()) {
+    for (const auto& f : files) {
+      std::error_code same_error;
+      if (std::filesystem::equivalent(svg, f, same_error))
+        throw std::invalid_argument("--svg " + svg + " is one of the input traces: not overwritten");
+    }
+    workbook::write_file_atomically(svg, workbook::ranks_timeline_svg(ranks, analysis, {"the ranks on one clock", 1200, 18}));
+  }
   fmt::print("{}", json ? workbook::multi_rank_json(analysis) : workbook::format_multi_rank(analysis));
   return stdout_written();
 }
 
 constexpr const char* kUsage =
     "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
-    "       workbook trace --ranks FILE FILE... | DIR [--json]\n"
+    "       workbook trace --ranks FILE FILE... | DIR [--json] [--svg OUT]\n"
     "\n"
     "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; gunzip a .json.gz first)\n"
     "and prints what Python's key_averages().table() would.\n"
@@ -139,7 +147,8 @@ constexpr const char* kUsage =
     "  --svg OUT      also draw the timeline as an SVG (a new or regular, writable file)\n"
     "  --ranks        the traces are the ranks of one job (a folder: its .json files, rank2 before rank10):\n"
     "                 per rank, step time, communication hidden under computation and exposed, the\n"
-    "                 time it waited at the collectives for the last rank; the straggler\n"
+    "                 time it waited at the collectives for the last rank; the straggler. --svg OUT: the\n"
+    "                 ranks' compute and communication lanes on one clock, overlap shaded\n"
     "  --help, -h     this text\n";
 
 int main(int argc, char** argv) {
@@ -198,15 +207,14 @@ int main(int argc, char** argv) {
   if (ranks) {
     const bool other_flag = std::any_of(argv + 1, argv + argc, [](const char* a) {
       const std::string flag = a;
-      return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--svg" || flag == "--gpu" ||
-             flag == "--kernels";
+      return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--gpu" || flag == "--kernels";
     });
     if (other_flag) {
-      fmt::print(stderr, "workbook trace: --ranks takes only --json (it compares ranks, not one trace's ops)\n");
+      fmt::print(stderr, "workbook trace: --ranks takes only --json and --svg (it compares ranks, not one trace's ops)\n");
       return 2;
     }
     try {
-      return print_ranks(rank_arguments, json);
+      return print_ranks(rank_arguments, json, svg);
     } catch (const std::exception& e) {
       fmt::print(stderr, "workbook trace: --ranks: {}\n", workbook::printable(e.what()));
       return 2;

@@ -103,3 +103,23 @@ TEST_CASE("fewer than two ranks, a rank without steps or without a transfer: ref
   CHECK_THROWS_WITH_AS(workbook::analyze_ranks({rank_with_collective(10, 50), no_transfer}),
                        doctest::Contains("no collective transfer"), std::invalid_argument);
 }
+
+TEST_CASE("the ranks' figure: two lanes a rank, overlap shaded only where a transfer flew during an op") {
+  // Rank 0 computes [20, 40) while its transfer flies [12, 50): overlap [20, 40). Rank 1 computes nothing.
+  Profile r0({make_event("ProfilerStep#0", 0, 100, Category::user_annotation), make_event("c10d::allreduce_", 10, 12),
+              make_event("gloo:all_reduce", 12, 50, Category::user_annotation, 9), make_event("aten::mm", 20, 40)});
+  const Profile r1 = rank_with_collective(30, 60);
+  const auto a = workbook::analyze_ranks({r0, r1}, {"first", "second"});
+  const std::string svg = workbook::ranks_timeline_svg({r0, r1}, a);
+  CHECK(svg.rfind("<svg", 0) == 0);
+  CHECK(svg.find(">first<") != std::string::npos);
+  CHECK(svg.find(">second<") != std::string::npos);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("fill=\"#59a14f\" fill-opacity") == 1);  // rank 0's overlap; rank 1 has none
+  CHECK(count("<title>ProfilerStep#0</title>") == 2);
+  CHECK_THROWS_AS(workbook::ranks_timeline_svg({r0}, a), std::invalid_argument);
+}

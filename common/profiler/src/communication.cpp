@@ -65,6 +65,29 @@ bool is_collective_call(std::string_view name) {
   return starts_with(name, "c10d::") || name == "record_param_comms";
 }
 
+namespace {
+
+// Whether `id` counts as computation: a GPU kernel that is not communication, or a host op outside
+// every collective call and transfer.
+bool computes(const Profile& profile, EventId id) {
+  const Event& e = profile[id];
+  if (is_communication(e)) return false;
+  return (e.on_device() && e.work == DeviceWork::kernel) ||
+         (e.on_host() && e.category == Category::cpu_op && !within_collective_call(profile, id));
+}
+
+}  // namespace
+
+Activity activity(const Profile& profile) {
+  std::vector<Interval> transfers, computing;
+  for (EventId id = 0; id < profile.size(); ++id) {
+    const Event& e = profile[id];
+    if (is_communication(e)) transfers.emplace_back(e.start_ns, e.end_ns);
+    else if (computes(profile, id)) computing.emplace_back(e.start_ns, e.end_ns);
+  }
+  return {union_of(std::move(transfers)), union_of(std::move(computing))};
+}
+
 std::vector<StepCommunication> step_communication(const Profile& profile) {
   std::vector<StepCommunication> result;
   for (EventId step : profile.find_prefix("ProfilerStep#")) {
@@ -79,8 +102,7 @@ std::vector<StepCommunication> step_communication(const Profile& profile) {
       if (is_communication(e)) {
         transfers.push_back(clipped(e, s));
         if (e.start_ns >= s.start_ns) ++c.transfers;
-      } else if ((e.on_device() && e.work == DeviceWork::kernel) ||
-                 (e.on_host() && e.category == Category::cpu_op && !within_collective_call(profile, id))) {
+      } else if (computes(profile, id)) {
         computing.push_back(clipped(e, s));
       }
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "workbook/profiler/profile.h"
@@ -33,6 +34,19 @@ struct StepCommunication {
   /// overlapped_ns / communication_ns; 0 for a step without communication.
   double overlap_fraction() const { return communication_ns > 0 ? double(overlapped_ns) / double(communication_ns) : 0; }
 };
+
+/// Sorted, disjoint intervals [start, end) in nanoseconds.
+using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+/// When a profile communicated and when it computed, over the whole profile (the rules of
+/// step_communication below).
+struct Activity {
+  Intervals communicating;  ///< a transfer was in flight
+  Intervals computing;      ///< a host op or GPU kernel computed
+};
+
+/// The profile's Activity.
+Activity activity(const Profile& profile);
 
 /// Every ProfilerStep#N's StepCommunication, in order. Transfers and computation are clipped to the
 /// step; computation is any host op that is not a collective call (nor inside one) and any GPU

@@ -15,6 +15,7 @@
 
 #include "workbook/profiler/communication.h"
 #include "workbook/profiler/profile.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 
@@ -62,5 +63,11 @@ std::string format_multi_rank(const MultiRankAnalysis& analysis);
 
 /// The analysis as JSON: {"ranks": [...], "collectives": [...], "straggler": N or null}, times in µs.
 std::string multi_rank_json(const MultiRankAnalysis& analysis);
+
+/// The ranks on one aligned clock (analysis.shift_ns), two lanes each: when the rank computed and
+/// when a transfer was in flight, the time both happened (overlap) shaded across the two, the
+/// recorded steps' boundaries marked. `ranks` as given to analyze_ranks.
+std::string ranks_timeline_svg(const std::vector<Profile>& ranks, const MultiRankAnalysis& analysis,
+                               const TimelineOptions& options = {});
 
 }  // namespace workbook
