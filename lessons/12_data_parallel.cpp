@@ -347,6 +347,15 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
   return 0;
 }
 
+// A whole number in [0, max] (a rank, a step); anything else is a usage error naming the flag.
+int count_flag(const std::string& program, const std::string& flag, const std::string& text, int max) {
+  const bool digits = !text.empty() && text.size() <= 6 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || std::stoi(text) > max)
+    usage_error(program, fmt::format("{} takes a whole number from 0 to {} (got '{}')", flag, max, text));
+  return std::stoi(text);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -374,10 +383,8 @@ int main(int argc, char** argv) {
   job.bucket_bytes = size_flag(defaults.program, "--bucket-kb", bucket_text, 1 << 20) * 1024;
   job.timeout = std::chrono::seconds(size_flag(defaults.program, "--timeout", timeout_text, 3600));
   if (!fail_rank_text.empty()) {
-    job.fail_rank = int(size_flag(defaults.program, "--fail-rank", std::to_string(std::stoll("0" + fail_rank_text) + 1),
-                                  65)) - 1;
-    job.fail_step = int(size_flag(defaults.program, "--fail-step", std::to_string(std::stoll("0" + fail_step_text) + 1),
-                                  kMaxRecordedSteps + 1)) - 1;
+    job.fail_rank = count_flag(defaults.program, "--fail-rank", fail_rank_text, 63);
+    job.fail_step = count_flag(defaults.program, "--fail-step", fail_step_text, 2 * kMaxRecordedSteps);
   }
   const auto env = rank_env_from_environment();
   const int ranks = env ? env->world_size : job.ranks;

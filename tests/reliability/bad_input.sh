@@ -83,6 +83,16 @@ expect "float32" "$(lesson 11)" --dtype float64
 expect "more than half of this machine's memory" "$(lesson 11)" --size 4096 --heads 64 --batch 64
 expect "--hidden" "$(lesson 05)" --hidden -2
 expect "--iterations" "$(lesson 06)" --iterations 0
+expect "--ranks" "$(lesson 12)" --ranks 0
+expect "does not split evenly over 2 ranks" "$(lesson 12)" --size 15
+expect "--fail-rank 2 is not a rank of 2" "$(lesson 12)" --fail-rank 2
+expect "--fail-rank" "$(lesson 12)" --fail-rank abc
+expect "--fail-step" "$(lesson 12)" --fail-rank 1 --fail-step x
+expect "--timeout" "$(lesson 12)" --timeout 0
+expect "--bucket-kb" "$(lesson 12)" --bucket-kb x
+expect "float32" "$(lesson 12)" --dtype float64
+expect "--threads: " "$(lesson 12)" --threads 2
+expect "more than half of this machine's memory" "$(lesson 12)" --dim 8192 --hidden 32768 --ranks 64
 expect "float32" "$(lesson 06)" --dtype float64
 # The runner's verbs.
 wb="$root/workbook"
@@ -198,6 +208,11 @@ fi
 cp "$work/ok.json" "$work/same.json"
 expect "is the input trace itself" "$tool" "$work/same.json" --gpu --svg "$work/same.json"
 expect "no event named 'nomatch'" "$tool" "$work/ok.json" --under nomatch
+expect "at least two ranks" "$tool" --ranks "$work/ok.json"
+expect "takes only --json and --svg" "$tool" --ranks "$work/ok.json" "$work/same.json" --gpu
+expect "no ProfilerStep#N" "$tool" --ranks "$work/ok.json" "$work/same.json"
+expect "a folder without .json traces" "$tool" --ranks "$work/out/01_matmul_add" "$work/ok.json"
+expect "unexpected argument" "$tool" "$work/ok.json" "$work/same.json"
 expect "--svg needs a value" "$tool" "$work/ok.json" --svg ""
 expect "--under needs a value" "$tool" "$work/ok.json" --under ""
 # Output that cannot be written is a failure, not success.

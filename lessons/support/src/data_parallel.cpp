@@ -36,6 +36,15 @@ int int_variable(const char* name, int lowest, int highest, std::optional<int> f
   return int(value);
 }
 
+// LibTorch >= 2.4 serves the store with libuv by default, and Debian's build has no libuv: the
+// classic server instead (the field does not exist before 2.2).
+template <typename Options>
+auto without_libuv(Options& options, int) -> decltype(options.useLibUV = false, void()) {
+  options.useLibUV = false;
+}
+template <typename Options>
+void without_libuv(Options&, long) {}
+
 }  // namespace
 
 std::optional<RankEnv> rank_env_from_environment() {
@@ -81,6 +90,7 @@ Collectives::Collectives(const RankEnv& env, std::chrono::milliseconds timeout) 
   store_options.isServer = env.rank == 0;
   store_options.numWorkers = std::size_t(env.world_size);
   store_options.timeout = timeout;
+  without_libuv(store_options, 0);
   group_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   // Loopback: the job runs on one machine here; a launcher across machines sets GLOO_SOCKET_IFNAME.
