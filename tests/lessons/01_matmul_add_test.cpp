@@ -98,6 +98,9 @@ TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps")
   const auto skipped = run(workbook::Schedule(0, 1, 2, 2, 3), skipped_dir);
   REQUIRE(skipped.size() == 2);
   for (const auto& c : skipped) check_cycle(c, 2);
+  // Cycles are numbered from 0 as they end, whatever came before the first.
+  CHECK(skipped[0].trace.filename() == "cycle_0.json");
+  CHECK(skipped[1].trace.filename() == "cycle_1.json");
   std::filesystem::remove_all(skipped_dir);
 }
 

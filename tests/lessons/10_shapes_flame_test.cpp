@@ -152,6 +152,16 @@ TEST_CASE("device work and memory are not operators: a long kernel never wins, a
   CHECK_THROWS_AS(exercises::most_expensive_shape(memory_only), std::invalid_argument);
 }
 
+TEST_CASE("an op that took no measurable time is still an op: the only one is the answer") {
+  // A view in a trace of microsecond resolution: zero duration, zero self time.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                             op("aten::view", 10, 10, {{8, 8}, {2}})});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::view");
+  CHECK(c.self_us == 0);
+  CHECK(c.calls == 1);
+}
+
 TEST_CASE("an operator need not be called aten::") {
   // A custom op (RECORD_FUNCTION in C++, as workbook::fused_gelu_mul) and an autograd node.
   const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -262,13 +263,112 @@ TEST_CASE("backward keeps computing while the first bucket is in flight") {
   }
 }
 
-TEST_CASE("the constructor rejects a bucket limit below one byte") {
-  torch::set_num_threads(1);
+// A job of one rank in this process: what the contract asks besides averaging (the bucket order,
+// the errors, the hooks, the gradients' type) shows without a second rank.
+struct OneRank {
+  OneRank() {
+    torch::set_num_threads(1);
+    env.master_port = workbook::free_local_port();
+    group = std::make_unique<workbook::Collectives>(env, std::chrono::seconds(10));
+  }
   workbook::RankEnv env;
-  env.master_port = workbook::free_local_port();
-  workbook::Collectives group(env, std::chrono::seconds(10));
+  std::unique_ptr<workbook::Collectives> group;
+};
+
+TEST_CASE("the constructor rejects a bucket limit below one byte and a parameter without a gradient") {
+  OneRank one;
   TwoLayers model = fresh_model();
-  CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), group, 0), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), *one.group, 0), std::invalid_argument);
+  // One byte is a limit: every parameter in a bucket of its own.
+  CHECK(exercises::OverlappedAllreduce(model->parameters(), *one.group, 1).bucket_count() == 4);
+  std::vector<torch::Tensor> parameters = model->parameters();
+  parameters.push_back(torch::zeros({3}));  // requires no gradient: backward never produces one
+  CHECK_THROWS_AS(exercises::OverlappedAllreduce(parameters, *one.group, kOneWeightPerBucket), std::invalid_argument);
+}
+
+TEST_CASE("finish() without a new backward is refused") {
+  OneRank one;
+  TwoLayers model = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, kOneWeightPerBucket);
+  CHECK_THROWS_AS(sync.finish(), std::logic_error);  // before any backward
+  const Batch b = whole_batch();
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  sync.finish();
+  CHECK_THROWS_AS(sync.finish(), std::logic_error);  // the same step twice
+}
+
+TEST_CASE("buckets start in bucket order, even when backward completes a later one first") {
+  // Parameters listed against their use: backward produces `second`'s gradients first, but bucket 0
+  // (reverse order) is first.bias. Until it is complete, nothing may start.
+  struct ReversedImpl : torch::nn::Module {
+    ReversedImpl()
+        : second(register_module("second", torch::nn::Linear(kHidden, kOut))),
+          first(register_module("first", torch::nn::Linear(kDim, kHidden))) {}
+    torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::relu(first->forward(x))); }
+    torch::nn::Linear second, first;
+  };
+  OneRank one;
+  torch::manual_seed(1);
+  auto model = std::make_shared<ReversedImpl>();
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, 1);
+  REQUIRE(sync.bucket_count() == 4);
+  const Batch b = whole_batch();
+  workbook::Session session;
+  const torch::Tensor loss = torch::mse_loss(model->forward(b.x), b.target);
+  {
+    workbook::Region r("backward");
+    loss.backward();
+  }
+  sync.finish();
+  const workbook::Profile p = session.finish();
+  REQUIRE(p.find("backward").size() == 1);
+  const auto gemms = p.under(p.find("backward").front(), "aten::mm");
+  REQUIRE_FALSE(gemms.empty());
+  std::size_t started_early = 0;
+  for (auto id : p.find("c10d::allreduce_")) started_early += p[id].start_ns < p[gemms.back()].start_ns;
+  CHECK(p.find("c10d::allreduce_").size() == 4);
+  CHECK(started_early == 0);
+}
+
+TEST_CASE("the hooks go with the object: a later backward starts no all-reduce") {
+  OneRank one;
+  TwoLayers model = fresh_model();
+  { exercises::OverlappedAllreduce sync(model->parameters(), *one.group, kOneWeightPerBucket); }
+  const Batch b = whole_batch();
+  workbook::Session session;
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  CHECK(session.finish().find("c10d::allreduce_").empty());
+}
+
+TEST_CASE("with one rank the gradients come back as backward made them: float64, zeroed in place") {
+  // Averaging over one rank changes nothing, exactly: not the dtype (a float32 buffer rounds a
+  // float64 gradient), not the next step (a gradient that aliases its bucket is added to twice when
+  // it is zeroed in place instead of set to none).
+  OneRank one;
+  TwoLayers model = fresh_model(), twin = fresh_model();
+  model->to(torch::kDouble);
+  twin->to(torch::kDouble);
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, kOneWeightPerBucket);
+  torch::optim::SGD step_model(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+  torch::optim::SGD step_twin(twin->parameters(), torch::optim::SGDOptions(kLearningRate));
+  const Batch b = whole_batch();
+  const torch::Tensor x = b.x.to(torch::kDouble), target = b.target.to(torch::kDouble);
+  for (int step = 0; step < 3; ++step) {
+    workbook::zero_grad(*model, /*set_to_none=*/false);
+    workbook::zero_grad(*twin, /*set_to_none=*/false);
+    torch::mse_loss(model->forward(x), target).backward();
+    sync.finish();
+    torch::mse_loss(twin->forward(x), target).backward();
+    const auto mine = model->parameters(), theirs = twin->parameters();
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      CAPTURE(step);
+      CAPTURE(k);
+      CHECK(mine[k].grad().scalar_type() == torch::kDouble);
+      CHECK(torch::equal(mine[k].grad(), theirs[k].grad()));
+    }
+    step_model.step();
+    step_twin.step();
+  }
 }
 
 // Rank 1 of two_rank_job's job, run only by it (a launcher's variables, --no-skip): the same steps

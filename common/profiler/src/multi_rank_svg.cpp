@@ -27,7 +27,7 @@ std::string ranks_timeline_svg(const std::vector<Profile>& ranks, const MultiRan
                                const TimelineOptions& o) {
   if (ranks.size() != analysis.ranks.size() || ranks.size() != analysis.shift_ns.size())
     throw std::invalid_argument("ranks_timeline_svg: the analysis is of another set of ranks");
-  const int label_width = 150, margin = 10, title_height = o.title.empty() ? 0 : 24, axis_height = 24;
+  const int label_width = 190, margin = 10, title_height = o.title.empty() ? 0 : 24, axis_height = 24;
   const int lane = o.row_height, rank_gap = 14, legend_height = 22;
   const double plot_width = o.width - label_width - 2 * margin;
   // The aligned span of every rank's recorded steps.
@@ -76,9 +76,11 @@ std::string ranks_timeline_svg(const std::vector<Profile>& ranks, const MultiRan
     const int y = top + int(r) * (2 * lane + rank_gap);
     const std::int64_t shift = analysis.shift_ns[r];
     svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", margin, y + lane - 5,
-                       svg_escape(shortened(analysis.ranks[r].name, 22)));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">compute</text>\n", margin + 70, y + lane - 5);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">communication</text>\n", margin + 70, y + 2 * lane - 5);
+                       svg_escape(shortened(analysis.ranks[r].name, 14)));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\" text-anchor=\"end\">compute</text>\n",
+                       label_width + margin - 6, y + lane - 5);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\" text-anchor=\"end\">communication</text>\n",
+                       label_width + margin - 6, y + 2 * lane - 5);
     svg += boxes(activities[r].computing, shift, y + 1, lane - 2, "#4e79a7", "");
     svg += boxes(activities[r].communicating, shift, y + lane + 1, lane - 2, "#f28e2b", "");
     svg += boxes(common_parts(activities[r].computing, activities[r].communicating), shift, y, 2 * lane, "#59a14f",
