@@ -20,11 +20,11 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
 #include "12_data_parallel.h"  // way 3 is exercise 12: the lesson runs its reference solution
 #include "workbook/findings/12_data_parallel.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
-#include <nlohmann/json.hpp>
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
@@ -133,9 +133,10 @@ Profile train_one_way(const LessonOptions& opt, const Job& job, Collectives& gro
   const auto parameters = model->parameters();
   for (std::size_t k = 0; k < parameters.size(); ++k)
     if (!torch::allclose(parameters[k].detach(), expected[k], 1e-4, 1e-6))
-      throw std::runtime_error(fmt::format("way {} ends with weights that differ from one process's (parameter {}, "
-                                           "largest difference {:.3g})",
-                                           way, k, (parameters[k].detach() - expected[k]).abs().max().item<double>()));
+      throw std::runtime_error(
+          fmt::format("way {} ends with weights that differ from one process's (parameter {}, "
+                      "largest difference {:.3g})",
+                      way, k, (parameters[k].detach() - expected[k]).abs().max().item<double>()));
   return session.finish();
 }
 
@@ -159,9 +160,9 @@ int run_rank(const LessonOptions& opt, const Job& job, const RankEnv& env) {
 std::vector<pid_t> start_ranks(const Job& job, int port, char** argv) {
   std::vector<pid_t> ranks;
   for (int r = 0; r < job.ranks; ++r) {
-    std::vector<std::string> settings = {fmt::format("RANK={}", r), fmt::format("LOCAL_RANK={}", r),
-                                         fmt::format("WORLD_SIZE={}", job.ranks), "MASTER_ADDR=127.0.0.1",
-                                         fmt::format("MASTER_PORT={}", port), "OMP_NUM_THREADS=1"};
+    std::vector<std::string> settings = {
+        fmt::format("RANK={}", r), fmt::format("LOCAL_RANK={}", r),     fmt::format("WORLD_SIZE={}", job.ranks),
+        "MASTER_ADDR=127.0.0.1",   fmt::format("MASTER_PORT={}", port), "OMP_NUM_THREADS=1"};
     std::vector<char*> env;
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string entry = *e;
@@ -309,10 +310,11 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
     fmt::print("warning: {} ranks on {} cores: ranks take turns on a core, and their waits grow\n", job.ranks,
                std::thread::hardware_concurrency());
   const int port = free_local_port();
-  fmt::print("\n{} ranks on this machine (Gloo over 127.0.0.1:{}), each training the GeGLU MLP dim {}, hidden {} on "
-             "{} of the batch's {} rows; {} warm-up and {} recorded steps per way; buckets of up to {} KiB\n",
-             job.ranks, port, job.dim, job.hidden, opt.size / job.ranks, opt.size, opt.warmup, opt.steps,
-             job.bucket_bytes / 1024);
+  fmt::print(
+      "\n{} ranks on this machine (Gloo over 127.0.0.1:{}), each training the GeGLU MLP dim {}, hidden {} on "
+      "{} of the batch's {} rows; {} warm-up and {} recorded steps per way; buckets of up to {} KiB\n",
+      job.ranks, port, job.dim, job.hidden, opt.size / job.ranks, opt.size, opt.warmup, opt.steps,
+      job.bucket_bytes / 1024);
   // The ranks train and record; nothing is printed meanwhile unless a rank fails.
   const auto failures = wait_for_ranks(start_ranks(job, port, argv), job);
   if (!failures.empty()) {
@@ -338,7 +340,8 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
       "steps). An all-reduce ends only when the slowest rank has joined it, so a rank's communication time "
       "includes waiting for the others: waited ms adds up, over the recorded all-reduces, how long this rank "
       "called each one before the last rank did (clocks aligned by the first all-reduce's end). "
-      "`./workbook trace --ranks " + (opt.out / "overlapped").string() + "` computes the same from the traces.");
+      "`./workbook trace --ranks " +
+      (opt.out / "overlapped").string() + "` computes the same from the traces.");
   // What the profiles show, decided by lesson 12's findings (each tested NOT shown too).
   claim(findings12::collectives_per_step(ways[0], 3, "each_gradient"));
   claim(findings12::collectives_per_step(ways[1], 1, "flat_bucket"));
@@ -367,14 +370,14 @@ int main(int argc, char** argv) {
   defaults.unused_flags = {{"--threads", "each rank runs one intra-op thread, as torchrun sets OMP_NUM_THREADS=1"}};
   std::string dim_text = "256", hidden_text = "1024", ranks_text = "2", bucket_text = "1024", timeout_text = "30",
               fail_rank_text, fail_step_text = "1";
-  defaults.extra = {{"--ranks", "processes to start on this machine (default 2)", &ranks_text},
-                    {"--dim", "model width", &dim_text},
-                    {"--hidden", "hidden width", &hidden_text},
-                    {"--bucket-kb", "largest bucket of gradients, KiB (DDP's bucket_cap_mb)", &bucket_text},
-                    {"--timeout", "seconds a rank waits at a collective before giving up", &timeout_text},
-                    {"--fail-rank", "this rank stops as if it crashed (a fault to watch the others handle)",
-                     &fail_rank_text},
-                    {"--fail-step", "the step at which --fail-rank stops (default 1)", &fail_step_text}};
+  defaults.extra = {
+      {"--ranks", "processes to start on this machine (default 2)", &ranks_text},
+      {"--dim", "model width", &dim_text},
+      {"--hidden", "hidden width", &hidden_text},
+      {"--bucket-kb", "largest bucket of gradients, KiB (DDP's bucket_cap_mb)", &bucket_text},
+      {"--timeout", "seconds a rank waits at a collective before giving up", &timeout_text},
+      {"--fail-rank", "this rank stops as if it crashed (a fault to watch the others handle)", &fail_rank_text},
+      {"--fail-step", "the step at which --fail-rank stops (default 1)", &fail_step_text}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   Job job;
   job.dim = size_flag(defaults.program, "--dim", dim_text, 8192);
@@ -394,8 +397,8 @@ int main(int argc, char** argv) {
     usage_error(defaults.program, fmt::format("--fail-rank {} is not a rank of {}", job.fail_rank, ranks));
   // float32: each rank holds the model, its gradients and the whole batch.
   const double d = double(job.dim), h = double(job.hidden), rows = double(opt.size);
-  require_memory(defaults.program, fmt::format("--size {} --dim {} --hidden {} --ranks {}", opt.size, job.dim, job.hidden,
-                                               ranks),
+  require_memory(defaults.program,
+                 fmt::format("--size {} --dim {} --hidden {} --ranks {}", opt.size, job.dim, job.hidden, ranks),
                  4 * double(ranks) * (9 * d * h + 4 * rows * h + 4 * rows * d));
   if (env) {
     const std::string program = fmt::format("lesson12 (rank {})", env->rank);

@@ -7,7 +7,7 @@ namespace exercises {
 
 // A bucket's gradients live in one flat buffer, so that one all-reduce moves them all.
 struct Bucket {
-  std::vector<std::size_t> members;  // indices into the parameters
+  std::vector<std::size_t> members;   // indices into the parameters
   std::vector<std::int64_t> offsets;  // where each member starts in `flat`
   torch::Tensor flat;
   std::size_t arrived = 0;
@@ -29,8 +29,7 @@ struct OverlappedAllreduce::State {
     ++b.arrived;
     // Start every complete bucket in bucket order: the ranks must issue the same collectives in
     // the same order.
-    while (next_to_start < buckets.size() &&
-           buckets[next_to_start].arrived == buckets[next_to_start].members.size()) {
+    while (next_to_start < buckets.size() && buckets[next_to_start].arrived == buckets[next_to_start].members.size()) {
       buckets[next_to_start].work = group->start_allreduce(buckets[next_to_start].flat);
       ++next_to_start;
     }
@@ -62,9 +61,8 @@ OverlappedAllreduce::OverlappedAllreduce(std::vector<torch::Tensor> parameters, 
     s.buckets.push_back(std::move(b));
   }
   for (std::size_t k = 0; k < s.parameters.size(); ++k)
-    s.hooks.push_back(s.parameters[k].register_hook([state = &s, k](const torch::Tensor& gradient) {
-      state->gradient_arrived(k, gradient);
-    }));
+    s.hooks.push_back(s.parameters[k].register_hook(
+        [state = &s, k](const torch::Tensor& gradient) { state->gradient_arrived(k, gradient); }));
 }
 
 OverlappedAllreduce::~OverlappedAllreduce() {
@@ -75,8 +73,7 @@ std::size_t OverlappedAllreduce::bucket_count() const { return state_->buckets.s
 
 void OverlappedAllreduce::finish() {
   State& s = *state_;
-  if (s.next_to_start != s.buckets.size())
-    throw std::logic_error("finish() before backward produced every gradient");
+  if (s.next_to_start != s.buckets.size()) throw std::logic_error("finish() before backward produced every gradient");
   const double world = s.group->world_size();
   for (Bucket& b : s.buckets) {
     b.work->wait();

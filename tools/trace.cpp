@@ -125,7 +125,8 @@ int print_ranks(const std::vector<std::string>& arguments, bool json, const std:
       if (std::filesystem::equivalent(svg, f, same_error))
         throw std::invalid_argument("--svg " + svg + " is one of the input traces: not overwritten");
     }
-    workbook::write_file_atomically(svg, workbook::ranks_timeline_svg(ranks, analysis, {"the ranks on one clock", 1200, 18}));
+    workbook::write_file_atomically(
+        svg, workbook::ranks_timeline_svg(ranks, analysis, {"the ranks on one clock", 1200, 18}));
   }
   fmt::print("{}", json ? workbook::multi_rank_json(analysis) : workbook::format_multi_rank(analysis));
   return stdout_written();
@@ -187,7 +188,8 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
-    } else if (arg.rfind("--", 0) != 0 && (file.empty() || std::find(argv + 1, argv + argc, std::string("--ranks")) != argv + argc)) {
+    } else if (arg.rfind("--", 0) != 0 &&
+               (file.empty() || std::find(argv + 1, argv + argc, std::string("--ranks")) != argv + argc)) {
       if (file.empty()) file = arg;
       rank_arguments.push_back(arg);
     } else {
@@ -210,7 +212,8 @@ int main(int argc, char** argv) {
       return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--gpu" || flag == "--kernels";
     });
     if (other_flag) {
-      fmt::print(stderr, "workbook trace: --ranks takes only --json and --svg (it compares ranks, not one trace's ops)\n");
+      fmt::print(stderr,
+                 "workbook trace: --ranks takes only --json and --svg (it compares ranks, not one trace's ops)\n");
       return 2;
     }
     try {

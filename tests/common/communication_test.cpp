@@ -22,8 +22,8 @@ TEST_CASE("a transfer while backward computes is overlapped; one while the rank 
   // 40 ns overlapped. The issuing call c10d::allreduce_ [18, 20) is not computation; after 40 the
   // rank computes nothing until 60 (it waits), so 20 ns are exposed.
   const workbook::Profile p({make_event("ProfilerStep#0", 0, 100, Category::user_annotation),
-                             make_event("backward", 5, 45, Category::user_annotation),
-                             make_event("aten::mm", 10, 40), make_event("c10d::allreduce_", 18, 20), transfer(20, 60)});
+                             make_event("backward", 5, 45, Category::user_annotation), make_event("aten::mm", 10, 40),
+                             make_event("c10d::allreduce_", 18, 20), transfer(20, 60)});
   const auto steps = workbook::step_communication(p);
   REQUIRE(steps.size() == 1);
   CHECK(steps[0].step_ns == 100);
@@ -73,8 +73,8 @@ TEST_CASE("NCCL kernels are communication and other kernels computation, on a GP
 
 TEST_CASE("a profile without steps or without communication has nothing to say") {
   CHECK(workbook::step_communication(workbook::Profile({make_event("aten::mm", 0, 10)})).empty());
-  const auto steps = workbook::step_communication(
-      workbook::Profile({make_event("ProfilerStep#0", 0, 100, Category::user_annotation), make_event("aten::mm", 0, 10)}));
+  const auto steps = workbook::step_communication(workbook::Profile(
+      {make_event("ProfilerStep#0", 0, 100, Category::user_annotation), make_event("aten::mm", 0, 10)}));
   REQUIRE(steps.size() == 1);
   CHECK(steps[0].communication_ns == 0);
   CHECK(steps[0].overlap_fraction() == 0);

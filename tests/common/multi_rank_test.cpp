@@ -47,11 +47,10 @@ TEST_CASE("only the collectives every rank ran are compared, nested calls counte
   // Rank 1 runs a second collective that rank 0 does not record; its record_param_comms sits inside
   // c10d::allreduce_ (as on LibTorch 2.x) and is the same collective.
   Profile r0 = rank_with_collective(10, 50);
-  const Profile r1({make_event("ProfilerStep#0", 0, 100, Category::user_annotation),
-                    make_event("c10d::allreduce_", 10, 14), make_event("record_param_comms", 11, 13),
-                    make_event("gloo:all_reduce", 14, 50, Category::user_annotation, 9),
-                    make_event("c10d::allreduce_", 60, 62),
-                    make_event("gloo:all_reduce", 62, 90, Category::user_annotation, 9)});
+  const Profile r1(
+      {make_event("ProfilerStep#0", 0, 100, Category::user_annotation), make_event("c10d::allreduce_", 10, 14),
+       make_event("record_param_comms", 11, 13), make_event("gloo:all_reduce", 14, 50, Category::user_annotation, 9),
+       make_event("c10d::allreduce_", 60, 62), make_event("gloo:all_reduce", 62, 90, Category::user_annotation, 9)});
   CHECK(workbook::collective_arrivals(r1) == std::vector<std::int64_t>{10, 60});
   const auto a = workbook::analyze_ranks({r0, r1});
   CHECK(a.collectives.size() == 1);

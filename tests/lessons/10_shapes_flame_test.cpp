@@ -147,15 +147,15 @@ TEST_CASE("device work and memory are not operators: a long kernel never wins, a
                                        testing::make_allocation(30000, 4096)});
   CHECK_THROWS_AS(exercises::most_expensive_shape(kernel_only), std::invalid_argument);
   // An allocation outside every host event is Python's "[memory]" row: not an operator either.
-  const workbook::Profile memory_only({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
-                                       testing::make_allocation(200000, 4096)});
+  const workbook::Profile memory_only(
+      {make_event("ProfilerStep#1", 0, 100000, Category::user_annotation), testing::make_allocation(200000, 4096)});
   CHECK_THROWS_AS(exercises::most_expensive_shape(memory_only), std::invalid_argument);
 }
 
 TEST_CASE("an op that took no measurable time is still an op: the only one is the answer") {
   // A view in a trace of microsecond resolution: zero duration, zero self time.
-  const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
-                             op("aten::view", 10, 10, {{8, 8}, {2}})});
+  const workbook::Profile p(
+      {make_event("ProfilerStep#1", 0, 100000, Category::user_annotation), op("aten::view", 10, 10, {{8, 8}, {2}})});
   const auto c = exercises::most_expensive_shape(p);
   CHECK(c.op == "aten::view");
   CHECK(c.self_us == 0);

@@ -144,9 +144,12 @@ JobResult two_rank_job(std::int64_t bucket_bytes) {
   workbook::RankEnv env;
   env.world_size = 2;
   env.master_port = workbook::free_local_port();
-  const std::string report = (std::filesystem::temp_directory_path() /
-                              ("workbook-rank1-" + std::to_string(::getpid()) + ".txt")).string();
-  std::vector<std::string> settings = {"RANK=1", "LOCAL_RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1",
+  const std::string report =
+      (std::filesystem::temp_directory_path() / ("workbook-rank1-" + std::to_string(::getpid()) + ".txt")).string();
+  std::vector<std::string> settings = {"RANK=1",
+                                       "LOCAL_RANK=1",
+                                       "WORLD_SIZE=2",
+                                       "MASTER_ADDR=127.0.0.1",
                                        "MASTER_PORT=" + std::to_string(env.master_port),
                                        "WORKBOOK_CHECK_BUCKET_BYTES=" + std::to_string(bucket_bytes)};
   std::vector<char*> environment;
@@ -373,7 +376,7 @@ TEST_CASE("with one rank the gradients come back as backward made them: float64,
 
 // Rank 1 of two_rank_job's job, run only by it (a launcher's variables, --no-skip): the same steps
 // on the other shard, ending with one process's weights.
-TEST_CASE(kRankOneCase * doctest::skip()) {
+TEST_CASE(kRankOneCase* doctest::skip()) {
   const auto env = workbook::rank_env_from_environment();
   const char* bucket_bytes = std::getenv("WORKBOOK_CHECK_BUCKET_BYTES");
   REQUIRE(env);

@@ -61,9 +61,7 @@ bool is_communication(const Event& event) {
   return event.on_host() && (starts_with(event.name, "gloo:") || starts_with(event.name, "nccl:"));
 }
 
-bool is_collective_call(std::string_view name) {
-  return starts_with(name, "c10d::") || name == "record_param_comms";
-}
+bool is_collective_call(std::string_view name) { return starts_with(name, "c10d::") || name == "record_param_comms"; }
 
 namespace {
 
@@ -82,8 +80,10 @@ Activity activity(const Profile& profile) {
   std::vector<Interval> transfers, computing;
   for (EventId id = 0; id < profile.size(); ++id) {
     const Event& e = profile[id];
-    if (is_communication(e)) transfers.emplace_back(e.start_ns, e.end_ns);
-    else if (computes(profile, id)) computing.emplace_back(e.start_ns, e.end_ns);
+    if (is_communication(e))
+      transfers.emplace_back(e.start_ns, e.end_ns);
+    else if (computes(profile, id))
+      computing.emplace_back(e.start_ns, e.end_ns);
   }
   return {union_of(std::move(transfers)), union_of(std::move(computing))};
 }

@@ -111,13 +111,14 @@ std::string format_multi_rank(const MultiRankAnalysis& a) {
   std::string out = fmt::format("{:<28} {:>5} {:>11} {:>11} {:>11} {:>11} {:>8} {:>11} {:>9}\n", "rank", "steps",
                                 "step", "comm", "exposed", "overlapped", "overlap", "waited", "last at");
   for (const auto& r : a.ranks)
-    out += fmt::format("{:<28} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7.0f}% {:>11} {:>4} of {}\n", shortened(r.name, 28),
-                       r.steps, format_time_us(double(r.step_ns) / 1e3), format_time_us(double(r.communication_ns) / 1e3),
-                       format_time_us(double(r.exposed_ns) / 1e3), format_time_us(double(r.overlapped_ns) / 1e3),
-                       100 * r.overlap_fraction, format_time_us(double(r.waited_ns) / 1e3), r.arrived_last,
-                       r.collectives);
-  out += "step, comm, exposed, overlapped: medians per recorded step; waited: summed over the collectives, from the "
-         "rank's arrival to the last rank's\n";
+    out +=
+        fmt::format("{:<28} {:>5} {:>11} {:>11} {:>11} {:>11} {:>7.0f}% {:>11} {:>4} of {}\n", shortened(r.name, 28),
+                    r.steps, format_time_us(double(r.step_ns) / 1e3), format_time_us(double(r.communication_ns) / 1e3),
+                    format_time_us(double(r.exposed_ns) / 1e3), format_time_us(double(r.overlapped_ns) / 1e3),
+                    100 * r.overlap_fraction, format_time_us(double(r.waited_ns) / 1e3), r.arrived_last, r.collectives);
+  out +=
+      "step, comm, exposed, overlapped: medians per recorded step; waited: summed over the collectives, from the "
+      "rank's arrival to the last rank's\n";
   if (a.straggler)
     out += fmt::format("{} collectives compared; the last to arrive most often: {} ({} of {})\n", a.collectives.size(),
                        a.ranks[*a.straggler].name, a.ranks[*a.straggler].arrived_last, a.collectives.size());
@@ -148,7 +149,8 @@ std::string multi_rank_json(const MultiRankAnalysis& a) {
   for (const auto& c : a.collectives) {
     nlohmann::json arrivals = nlohmann::json::array();
     for (auto t : c.arrival_ns) arrivals.push_back(double(t) / 1e3);
-    out["collectives"].push_back({{"arrival_us", arrivals}, {"last_rank", c.last_rank}, {"spread_us", double(c.spread_ns) / 1e3}});
+    out["collectives"].push_back(
+        {{"arrival_us", arrivals}, {"last_rank", c.last_rank}, {"spread_us", double(c.spread_ns) / 1e3}});
   }
   out["straggler"] = a.straggler ? nlohmann::json(*a.straggler) : nlohmann::json(nullptr);
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

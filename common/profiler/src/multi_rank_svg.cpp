@@ -95,10 +95,12 @@ std::string ranks_timeline_svg(const std::vector<Profile>& ranks, const MultiRan
   }
   const int legend_y = height - margin - 6;
   int x = label_width + margin;
-  for (const auto& [fill, text] : {std::pair{"#4e79a7", "an op computing"}, {"#f28e2b", "a transfer in flight"},
+  for (const auto& [fill, text] : {std::pair{"#4e79a7", "an op computing"},
+                                   {"#f28e2b", "a transfer in flight"},
                                    {"#59a14f", "both: communication hidden under computation"}}) {
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
-                       x, legend_y - 9, fill, x + 16, legend_y, text);
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n", x,
+        legend_y - 9, fill, x + 16, legend_y, text);
     x += 40 + int(std::string(text).size()) * 6;
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">dashed: step starts</text>\n", x, legend_y);

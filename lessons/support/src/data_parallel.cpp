@@ -2,11 +2,11 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <torch/version.h>
+#include <unistd.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/version.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>

@@ -24,15 +24,17 @@ bool is_collective_call(std::string_view name);
 
 /// One step's communication, in nanoseconds of wall time.
 struct StepCommunication {
-  EventId step = 0;                  ///< the ProfilerStep#N region
-  std::int64_t step_ns = 0;          ///< its duration
-  std::int64_t communication_ns = 0; ///< time while at least one transfer was in flight (their union)
-  std::int64_t overlapped_ns = 0;    ///< of that, time while an op computed (host op or GPU kernel)
-  std::size_t transfers = 0;         ///< transfers that started in the step
+  EventId step = 0;                   ///< the ProfilerStep#N region
+  std::int64_t step_ns = 0;           ///< its duration
+  std::int64_t communication_ns = 0;  ///< time while at least one transfer was in flight (their union)
+  std::int64_t overlapped_ns = 0;     ///< of that, time while an op computed (host op or GPU kernel)
+  std::size_t transfers = 0;          ///< transfers that started in the step
   /// Communication the step waited for: communication_ns - overlapped_ns.
   std::int64_t exposed_ns() const { return communication_ns - overlapped_ns; }
   /// overlapped_ns / communication_ns; 0 for a step without communication.
-  double overlap_fraction() const { return communication_ns > 0 ? double(overlapped_ns) / double(communication_ns) : 0; }
+  double overlap_fraction() const {
+    return communication_ns > 0 ? double(overlapped_ns) / double(communication_ns) : 0;
+  }
 };
 
 /// Sorted, disjoint intervals [start, end) in nanoseconds.

@@ -21,16 +21,16 @@ namespace workbook {
 
 /// One rank over its recorded steps (ProfilerStep#N); times are medians over the steps.
 struct RankSummary {
-  std::string name;                    ///< where it came from: the trace file, "rank 0"...
-  std::size_t steps = 0;               ///< recorded steps
-  std::int64_t step_ns = 0;            ///< median step time
-  std::int64_t communication_ns = 0;   ///< median time per step with a transfer in flight
-  std::int64_t overlapped_ns = 0;      ///< median time per step of it under computation
-  std::int64_t exposed_ns = 0;         ///< median time per step of it with nothing computed
-  double overlap_fraction = 0;         ///< all steps' overlapped time / their communication time
-  std::size_t collectives = 0;         ///< collectives this rank called (the compared ones: see below)
-  std::int64_t waited_ns = 0;          ///< summed over them: last arrival - this rank's arrival
-  std::size_t arrived_last = 0;        ///< collectives at which this rank arrived last
+  std::string name;                   ///< where it came from: the trace file, "rank 0"...
+  std::size_t steps = 0;              ///< recorded steps
+  std::int64_t step_ns = 0;           ///< median step time
+  std::int64_t communication_ns = 0;  ///< median time per step with a transfer in flight
+  std::int64_t overlapped_ns = 0;     ///< median time per step of it under computation
+  std::int64_t exposed_ns = 0;        ///< median time per step of it with nothing computed
+  double overlap_fraction = 0;        ///< all steps' overlapped time / their communication time
+  std::size_t collectives = 0;        ///< collectives this rank called (the compared ones: see below)
+  std::int64_t waited_ns = 0;         ///< summed over them: last arrival - this rank's arrival
+  std::size_t arrived_last = 0;       ///< collectives at which this rank arrived last
 };
 
 /// The k-th collective of the job, as every rank reached it.
@@ -42,10 +42,10 @@ struct CollectiveArrival {
 
 /// What analyze_ranks finds.
 struct MultiRankAnalysis {
-  std::vector<RankSummary> ranks;             ///< in the order given
-  std::vector<CollectiveArrival> collectives; ///< the first n collectives, n the fewest any rank ran
-  std::optional<std::size_t> straggler;       ///< the rank that arrived last more often than any other (a tie: none)
-  std::vector<std::int64_t> shift_ns;         ///< per rank, added to its times to align the clocks
+  std::vector<RankSummary> ranks;              ///< in the order given
+  std::vector<CollectiveArrival> collectives;  ///< the first n collectives, n the fewest any rank ran
+  std::optional<std::size_t> straggler;        ///< the rank that arrived last more often than any other (a tie: none)
+  std::vector<std::int64_t> shift_ns;          ///< per rank, added to its times to align the clocks
 };
 
 /// The collectives a profile shows, in order, each by the moment the rank reached it: the

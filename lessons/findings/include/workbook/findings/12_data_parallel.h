@@ -14,7 +14,7 @@ namespace workbook::findings12 {
 
 /// One rank's recorded steps of one way.
 struct RankSteps {
-  std::vector<StepCommunication> steps;        ///< step_communication of the rank's profile
+  std::vector<StepCommunication> steps;       ///< step_communication of the rank's profile
   std::vector<std::size_t> collective_calls;  ///< c10d::allreduce_ calls in each step
 };
 

@@ -4,8 +4,8 @@
 /// a launcher's environment, a Gloo process group, each rank's shard of the batch, and two ways of
 /// averaging the gradients after backward (the third, overlapped with backward, is exercise 12).
 
-#include <torch/csrc/distributed/c10d/Work.hpp>
 #include <torch/types.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -18,11 +18,11 @@ namespace workbook {
 
 /// Where this process sits in a job: the variables a launcher such as torchrun sets.
 struct RankEnv {
-  int rank = 0;                            ///< RANK: this process, 0 .. world_size - 1
-  int world_size = 1;                      ///< WORLD_SIZE: processes in the job
-  int local_rank = 0;                      ///< LOCAL_RANK: this process among those on its machine
+  int rank = 0;                           ///< RANK: this process, 0 .. world_size - 1
+  int world_size = 1;                     ///< WORLD_SIZE: processes in the job
+  int local_rank = 0;                     ///< LOCAL_RANK: this process among those on its machine
   std::string master_addr = "127.0.0.1";  ///< MASTER_ADDR: where rank 0 serves the rendezvous store
-  int master_port = 29500;                 ///< MASTER_PORT
+  int master_port = 29500;                ///< MASTER_PORT
 };
 
 /// RankEnv from RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT; std::nullopt when RANK
