@@ -46,22 +46,8 @@ std::string ranks_timeline_svg(const std::vector<Profile>& ranks, const MultiRan
   };
   const int top = margin + title_height + axis_height;
   const int height = top + int(ranks.size()) * (2 * lane + rank_gap) + legend_height + margin;
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      o.width, height, o.width, height);
-  if (!o.title.empty())
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin, margin + 14,
-                       svg_escape(o.title));
-  const int axis_y = margin + title_height + 14;
-  for (int k = 0; k <= 4; ++k) {
-    const std::int64_t t = t0 + (t1 - t0) * k / 4;
-    const char* anchor = k == 0 ? "start" : k == 4 ? "end" : "middle";
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#ddd\"/>\n", x_of(t),
-                       axis_y + 2, height - margin - legend_height);
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#555\">{}</text>\n", x_of(t), axis_y,
-                       anchor, svg_escape(format_time_us(double(t - t0) / 1e3)));
-  }
+  std::string svg = svg_open(o.width, height, o.title, margin);
+  svg += svg_time_axis(t0, t1, x_of, margin + title_height + 14, height - margin - legend_height, "#ddd");
   auto boxes = [&](const Intervals& spans, std::int64_t shift, int y, int h, const char* fill, const char* extra) {
     std::string out;
     for (const auto& [start, end] : spans) {

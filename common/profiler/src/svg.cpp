@@ -61,6 +61,32 @@ Lane lane_of(const Event& e) { return {e.on_device() ? e.device_index : std::int
 
 }  // namespace
 
+std::string svg_open(int width, int height, const std::string& title, int margin) {
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      width, height);
+  if (!title.empty())
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin, margin + 14,
+                       escape(title));
+  return svg;
+}
+
+std::string svg_time_axis(std::int64_t t0, std::int64_t t1, const std::function<double(std::int64_t)>& x_of,
+                          int label_y, int bottom, const std::string& grid_colour) {
+  std::string svg;
+  for (int k = 0; k <= 4; ++k) {
+    const std::int64_t t = t0 + (t1 - t0) * k / 4;
+    const double x = x_of(t);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\"/>\n", x, label_y + 2,
+                       bottom, grid_colour);
+    const char* anchor = k == 0 ? "start" : k == 4 ? "end" : "middle";  // keep the end labels inside
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#555\">{}</text>\n", x, label_y, anchor,
+                       escape(format_time_us(double(t - t0) / 1e3)));
+  }
+  return svg;
+}
+
 std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   const int label_width = 150, margin = 10, title_height = o.title.empty() ? 0 : 24, axis_height = 24;
   const double plot_width = o.width - label_width - 2 * margin;
@@ -98,24 +124,8 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   }
   const int height = y + margin;
 
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-      o.width, height, o.width, height);
-  if (!o.title.empty())
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", margin, margin + 14,
-                       escape(o.title));
-  // Time axis: five ticks over the span.
-  const int axis_y = margin + title_height + 14;
-  for (int k = 0; k <= 4; ++k) {
-    const std::int64_t t = t0 + (t1 - t0) * k / 4;
-    const double x = x_of(t);
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#ccc\"/>\n", x, axis_y + 2, x,
-                       height - margin);
-    const char* anchor = k == 0 ? "start" : k == 4 ? "end" : "middle";  // keep the end labels inside
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"{}\" fill=\"#555\">{}</text>\n", x, axis_y, anchor,
-                       escape(format_time_us(double(t - t0) / 1e3)));
-  }
+  std::string svg = svg_open(o.width, height, o.title, margin);
+  svg += svg_time_axis(t0, t1, x_of, margin + title_height + 14, height - margin);
   for (auto& [lane, top] : lane_top) {
     const auto [device, stream] = lane;
     const std::string label =

@@ -2,7 +2,9 @@
 /// \file
 /// \brief SVG figures of a profile, viewable in any browser and embeddable in the docs.
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,15 @@ namespace workbook {
 
 /// Text made safe for SVG/XML: & < > " escaped.
 std::string svg_escape(const std::string& text);
+
+/// The opening of a figure: the <svg> element `width` x `height` on white (sans-serif, 11 px)
+/// and, unless `title` is empty, the title in bold at (`margin`, `margin` + 14).
+std::string svg_open(int width, int height, const std::string& title, int margin = 10);
+
+/// A time axis of five ticks over [t0, t1] (ns): grid lines from `label_y` + 2 down to `bottom`,
+/// labels at `label_y` counting from t0. `x_of` maps a time to its x pixel.
+std::string svg_time_axis(std::int64_t t0, std::int64_t t1, const std::function<double(std::int64_t)>& x_of,
+                          int label_y, int bottom, const std::string& grid_colour = "#ccc");
 
 /// How a timeline is drawn.
 struct TimelineOptions {
