@@ -16,7 +16,8 @@ namespace exercises {
 /// Averages the gradients of `parameters` over the ranks of `group` the way DistributedDataParallel
 /// does, overlapping the communication with backward:
 /// - the parameters are grouped into buckets with workbook::reverse_order_buckets(parameters,
-///   bucket_bytes): backward produces gradients in reverse order, so bucket 0 is complete first;
+///   bucket_bytes): backward usually produces gradients in reverse order of registration, so
+///   bucket 0 is usually complete first (it need not be);
 /// - a hook on each parameter (Tensor::register_hook) sees its gradient as backward computes it;
 ///   once every gradient of a bucket is in, and every earlier bucket has been started, the bucket's
 ///   all-reduce is started with group.start_allreduce — asynchronously, without waiting, so that
@@ -24,7 +25,8 @@ namespace exercises {
 ///   buckets in the same order, hence bucket order, not readiness order);
 /// - finish(), called after backward, waits for every bucket and leaves in each parameter's grad()
 ///   the sum over the ranks divided by the world size (the gradient of the whole batch's mean loss
-///   when each rank holds an equal shard).
+///   when each rank holds an equal shard), in the parameters' dtype (all parameters share one dtype
+///   and device: make each bucket's buffer with their options).
 /// One backward per step, each step's finish() before the next backward; gradients set to none or
 /// zeroed between steps. The hooks are removed when the object is destroyed.
 class OverlappedAllreduce {

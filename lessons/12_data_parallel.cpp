@@ -141,7 +141,9 @@ Profile train_one_way(const LessonOptions& opt, const Job& job, Collectives& gro
 }
 
 int run_rank(const LessonOptions& opt, const Job& job, const RankEnv& env) {
-  torch::set_num_threads(1);  // one intra-op thread per rank, as torchrun's OMP_NUM_THREADS=1
+  // One intra-op thread per rank (torchrun defaults OMP_NUM_THREADS to 1 when it starts several
+  // processes and the variable is unset); Gloo adds worker threads of its own.
+  torch::set_num_threads(1);
   Collectives group(env, job.timeout);
   const Batch b = whole_batch(opt, job);
   const auto expected = single_process_weights(b, job, opt.warmup + opt.steps);
@@ -242,7 +244,7 @@ void print_way(const std::string& way, const MultiRankAnalysis& analysis, const 
   for (std::size_t r = 0; r < analysis.ranks.size(); ++r) {
     const RankSummary& s = analysis.ranks[r];
     const auto& calls = steps.ranks[r].collective_calls;
-    fmt::print("{:<36} {:>4} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.0f}% {:>10.2f} {:>12}\n", r == 0 ? describe(way) : "", r,
+    fmt::print("{:<36} {:>4} {:>9.2f} {:>9.2f} {:>11.2f} {:>8.0f}% {:>12.2f} {:>17}\n", r == 0 ? describe(way) : "", r,
                double(s.step_ns) / 1e6, double(s.communication_ns) / 1e6, double(s.exposed_ns) / 1e6,
                100 * s.overlap_fraction, double(s.waited_ns) / 1e6, calls.empty() ? 0 : calls.front());
   }
@@ -311,8 +313,9 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
                std::thread::hardware_concurrency());
   const int port = free_local_port();
   fmt::print(
-      "\n{} ranks on this machine (Gloo over 127.0.0.1:{}), each training the GeGLU MLP dim {}, hidden {} on "
-      "{} of the batch's {} rows; {} warm-up and {} recorded steps per way; buckets of up to {} KiB\n",
+      "\n{} ranks on this machine (their rendezvous store at 127.0.0.1:{}, Gloo connects on ports of its "
+      "own), each training the GeGLU MLP dim {}, hidden {} on {} of the batch's {} rows with one intra-op thread; "
+      "{} warm-up and {} recorded steps per way; buckets of up to {} KiB\n",
       job.ranks, port, job.dim, job.hidden, opt.size / job.ranks, opt.size, opt.warmup, opt.steps,
       job.bucket_bytes / 1024);
   // The ranks train and record; nothing is printed meanwhile unless a rank fails.
@@ -325,8 +328,8 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
   }
   fmt::print("every rank ended each way with the weights of one process training on the whole batch\n");
   // Per way and rank: medians over the recorded steps.
-  fmt::print("\n{:<36} {:>4} {:>9} {:>9} {:>11} {:>9} {:>10} {:>12}\n", "gradients averaged", "rank", "step ms",
-             "comm ms", "exposed ms", "overlap", "waited ms", "allreduce_/step");
+  fmt::print("\n{:<36} {:>4} {:>9} {:>9} {:>11} {:>9} {:>12} {:>17}\n", "gradients averaged", "rank", "step ms",
+             "comm ms", "exposed ms", "overlap", "waited ms, Σ", "allreduce_ step 1");
   std::vector<findings12::WayOnRanks> ways;
   for (const char* way : kWays) {
     const std::vector<Profile> ranks = load_the_ranks(opt, job, way);
@@ -334,18 +337,19 @@ int launch(const LessonOptions& opt, const Job& job, char** argv) {
     print_way(way, analyze_ranks(ranks), ways.back());
   }
   narrate(
-      "comm ms is the time at least one all-reduce was in flight (from its start on this rank to its end, the "
-      "asynchronous gloo:all_reduce event); exposed ms is the part of it in which this rank computed nothing, only "
-      "waited; overlap is the rest as a share (step, comm and exposed are medians per step, overlap over all "
-      "steps). An all-reduce ends only when the slowest rank has joined it, so a rank's communication time "
-      "includes waiting for the others: waited ms adds up, over the recorded all-reduces, how long this rank "
-      "called each one before the last rank did (clocks aligned by the first all-reduce's end). "
-      "`./workbook trace --ranks " +
+      "comm ms is the time at least one all-reduce was in flight: the gloo:all_reduce events, each from the moment "
+      "a Gloo worker thread starts it (not the call: time queued for a worker is in no column) until this rank has "
+      "the sum, waiting for the other ranks included. exposed ms is the part of it in which this rank ran no op "
+      "outside the collective calls; overlap is the rest, as a share of comm over all steps. step, comm and "
+      "exposed are medians per step taken one by one: they need not add up. waited ms, Σ adds up, over the "
+      "recorded all-reduces, how long this rank called each one before the last rank did, on clocks aligned by "
+      "the first all-reduce's end (each trace counts from its own first event; the alignment is good to a "
+      "message's latency). `./workbook trace --ranks " +
       (opt.out / "overlapped").string() + "` computes the same from the traces.");
   // What the profiles show, decided by lesson 12's findings (each tested NOT shown too).
   claim(findings12::collectives_per_step(ways[0], 3, "each_gradient"));
   claim(findings12::collectives_per_step(ways[1], 1, "flat_bucket"));
-  claim(findings12::overlap_only_from_hooks(ways[0], ways[2]));
+  claim(findings12::overlap_only_from_hooks({ways[0], ways[1]}, ways[2]));
   write_the_reports(opt, job);
   return 0;
 }
@@ -367,7 +371,7 @@ int main(int argc, char** argv) {
                           256);
   defaults.cpu_only_reason = "its ranks talk over Gloo on the CPU (NCCL would need a GPU per rank)";
   defaults.float32_only_reason = "its model and gradients are float32";
-  defaults.unused_flags = {{"--threads", "each rank runs one intra-op thread, as torchrun sets OMP_NUM_THREADS=1"}};
+  defaults.unused_flags = {{"--threads", "each rank runs one intra-op thread (set by the lesson)"}};
   std::string dim_text = "256", hidden_text = "1024", ranks_text = "2", bucket_text = "1024", timeout_text = "30",
               fail_rank_text, fail_step_text = "1";
   defaults.extra = {
@@ -376,8 +380,8 @@ int main(int argc, char** argv) {
       {"--hidden", "hidden width", &hidden_text},
       {"--bucket-kb", "largest bucket of gradients, KiB (DDP's bucket_cap_mb)", &bucket_text},
       {"--timeout", "seconds a rank waits at a collective before giving up", &timeout_text},
-      {"--fail-rank", "this rank stops as if it crashed (a fault to watch the others handle)", &fail_rank_text},
-      {"--fail-step", "the step at which --fail-rank stops (default 1)", &fail_step_text}};
+      {"--fail-rank", "this rank exits as a crashed process would, in the first way (each_gradient)", &fail_rank_text},
+      {"--fail-step", "the step of that way at which it exits: from 0, warm-up included (default 1)", &fail_step_text}};
   const LessonOptions opt = parse_lesson_flags(argc, argv, defaults);
   Job job;
   job.dim = size_flag(defaults.program, "--dim", dim_text, 8192);
@@ -395,6 +399,10 @@ int main(int argc, char** argv) {
     usage_error(defaults.program, fmt::format("--size {} does not split evenly over {} ranks", opt.size, ranks));
   if (job.fail_rank >= ranks)
     usage_error(defaults.program, fmt::format("--fail-rank {} is not a rank of {}", job.fail_rank, ranks));
+  if (job.fail_rank >= 0 && job.fail_step >= opt.warmup + opt.steps)
+    usage_error(defaults.program,
+                fmt::format("--fail-step {} never comes: a way runs {} steps (from 0, warm-up included)", job.fail_step,
+                            opt.warmup + opt.steps));
   // float32: each rank holds the model, its gradients and the whole batch.
   const double d = double(job.dim), h = double(job.hidden), rows = double(opt.size);
   require_memory(defaults.program,

@@ -46,6 +46,20 @@ TEST_CASE("a transfer issued after backward and waited for is all exposed") {
   CHECK(steps[0].overlap_fraction() == 0);
 }
 
+TEST_CASE("an op that encloses a collective call computes only outside the call") {
+  // A hook inside AccumulateGrad [10, 60) calls c10d::allreduce_ [20, 50) (waiting in it, as a hook
+  // that waits would); the transfer flies [22, 55). Overlap is only [50, 55), after the call.
+  const workbook::Profile p({make_event("ProfilerStep#0", 0, 100, Category::user_annotation),
+                             make_event("torch::autograd::AccumulateGrad", 10, 60),
+                             make_event("c10d::allreduce_", 20, 50), transfer(22, 55)});
+  const auto a = workbook::activity(p);
+  CHECK(a.computing == workbook::Intervals{{10, 20}, {50, 60}});
+  const auto steps = workbook::step_communication(p);
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].communication_ns == 33);
+  CHECK(steps[0].overlapped_ns == 5);
+}
+
 TEST_CASE("transfers in flight together count once, and each step keeps to its own time") {
   // Step 0 [0, 100): transfers [10, 50) and [30, 70) cover 60 ns; the second step's transfer
   // [90, 130) starts in step 0 and counts 10 ns there, 30 in step 1 [100, 200).

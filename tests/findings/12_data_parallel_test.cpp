@@ -37,13 +37,21 @@ TEST_CASE("collectives per step: NOT shown when one step of one rank differs, or
 
 TEST_CASE("overlap from hooks: shown when every rank hides more from hooks than after backward") {
   const f12::WayOnRanks after{"each_gradient", {rank({3}, 0), rank({3}, 5)}};
+  const f12::WayOnRanks flat{"flat_bucket", {rank({1}, 0), rank({1}, 0)}};
   const f12::WayOnRanks hooked{"overlapped", {rank({3}, 40), rank({3}, 30)}};
-  CHECK(f12::overlap_only_from_hooks(after, hooked).holds);
+  const auto f = f12::overlap_only_from_hooks({after, flat}, hooked);
+  CHECK(f.holds);
+  CHECK(f.evidence ==
+        "rank 0: 40% from hooks, 0% each_gradient, 0% flat_bucket; rank 1: 30% from hooks, 5% "
+        "each_gradient, 0% flat_bucket");
 }
 
-TEST_CASE("overlap from hooks: NOT shown when one rank's hooked way hides nothing, or no more") {
+TEST_CASE("overlap from hooks: NOT shown when one rank's hooked way hides nothing, or less than 5 points more") {
   const f12::WayOnRanks after{"each_gradient", {rank({3}, 0), rank({3}, 20)}};
-  CHECK_FALSE(f12::overlap_only_from_hooks(after, f12::WayOnRanks{"overlapped", {rank({3}, 40), rank({3}, 0)}}).holds);
-  CHECK_FALSE(f12::overlap_only_from_hooks(after, f12::WayOnRanks{"overlapped", {rank({3}, 40), rank({3}, 20)}}).holds);
-  CHECK_FALSE(f12::overlap_only_from_hooks(after, f12::WayOnRanks{"overlapped", {}}).holds);
+  CHECK_FALSE(
+      f12::overlap_only_from_hooks({after}, f12::WayOnRanks{"overlapped", {rank({3}, 40), rank({3}, 0)}}).holds);
+  CHECK_FALSE(
+      f12::overlap_only_from_hooks({after}, f12::WayOnRanks{"overlapped", {rank({3}, 40), rank({3}, 24)}}).holds);
+  CHECK_FALSE(f12::overlap_only_from_hooks({after}, f12::WayOnRanks{"overlapped", {}}).holds);
+  CHECK_FALSE(f12::overlap_only_from_hooks({}, f12::WayOnRanks{"overlapped", {rank({3}, 40)}}).holds);
 }

@@ -230,7 +230,7 @@ TEST_CASE("the first bucket's all-reduce starts before backward's last GEMM") {
     const auto gemms = job.profile.under(backward.front(), "aten::mm");
     REQUIRE_FALSE(gemms.empty());
     CAPTURE(job.profile[step].name);
-    // down's gradient comes first; up's and gate's GEMMs are still to run when its bucket starts.
+    // fc2's gradients come first; fc1's weight GEMM is still to run when their bucket starts.
     CHECK(job.profile[allreduces.front()].start_ns < job.profile[gemms.back()].start_ns);
   }
 }

@@ -1,6 +1,7 @@
 #include "workbook/profiler/communication.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -43,10 +44,6 @@ std::int64_t common_length(const std::vector<Interval>& a, const std::vector<Int
   return sum;
 }
 
-Interval clipped(const Event& e, const Event& step) {
-  return {std::max(e.start_ns, step.start_ns), std::min(e.end_ns, step.end_ns)};
-}
-
 // Whether `id` is a collective call or sits inside one (or inside a transfer's own lane).
 bool within_collective_call(const Profile& profile, EventId id) {
   for (std::optional<EventId> at = id; at; at = profile.parent(*at))
@@ -66,7 +63,7 @@ bool is_collective_call(std::string_view name) { return starts_with(name, "c10d:
 namespace {
 
 // Whether `id` counts as computation: a GPU kernel that is not communication, or a host op outside
-// every collective call and transfer.
+// every collective call and transfer (an op that encloses a call is cut around it: see activity).
 bool computes(const Profile& profile, EventId id) {
   const Event& e = profile[id];
   if (is_communication(e)) return false;
@@ -74,41 +71,66 @@ bool computes(const Profile& profile, EventId id) {
          (e.on_host() && e.category == Category::cpu_op && !within_collective_call(profile, id));
 }
 
+// The time of sorted disjoint `a` outside sorted disjoint `b`.
+std::vector<Interval> minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> rest;
+  std::size_t j = 0;
+  for (auto [start, end] : a) {
+    while (j < b.size() && b[j].second <= start) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < end; ++k) {
+      if (b[k].first > start) rest.emplace_back(start, b[k].first);
+      start = std::max(start, b[k].second);
+    }
+    if (end > start) rest.emplace_back(start, end);
+  }
+  return rest;
+}
+
+// The part of sorted disjoint `spans` inside [lo, hi).
+std::vector<Interval> within(const std::vector<Interval>& spans, std::int64_t lo, std::int64_t hi) {
+  std::vector<Interval> inside;
+  for (const auto& [start, end] : spans)
+    if (std::min(end, hi) > std::max(start, lo)) inside.emplace_back(std::max(start, lo), std::min(end, hi));
+  return inside;
+}
+
 }  // namespace
 
 Activity activity(const Profile& profile) {
-  std::vector<Interval> transfers, computing;
+  std::vector<Interval> transfers, kernels;
+  // Per host thread: its ops' time, less the time it spent in a collective call (an autograd node
+  // that starts an all-reduce from a hook encloses the call; waiting in it is not computing).
+  std::map<std::uint64_t, std::pair<std::vector<Interval>, std::vector<Interval>>> threads;
   for (EventId id = 0; id < profile.size(); ++id) {
     const Event& e = profile[id];
     if (is_communication(e))
       transfers.emplace_back(e.start_ns, e.end_ns);
+    else if (e.on_host() && is_collective_call(e.name))
+      threads[e.thread].second.emplace_back(e.start_ns, e.end_ns);
     else if (computes(profile, id))
-      computing.emplace_back(e.start_ns, e.end_ns);
+      (e.on_device() ? kernels : threads[e.thread].first).emplace_back(e.start_ns, e.end_ns);
+  }
+  std::vector<Interval> computing = union_of(std::move(kernels));
+  for (auto& [thread, ops_and_calls] : threads) {
+    const auto rest = minus(union_of(std::move(ops_and_calls.first)), union_of(std::move(ops_and_calls.second)));
+    computing.insert(computing.end(), rest.begin(), rest.end());
   }
   return {union_of(std::move(transfers)), union_of(std::move(computing))};
 }
 
 std::vector<StepCommunication> step_communication(const Profile& profile) {
+  const Activity all = activity(profile);
   std::vector<StepCommunication> result;
   for (EventId step : profile.find_prefix("ProfilerStep#")) {
     const Event& s = profile[step];
-    std::vector<Interval> transfers, computing;
     StepCommunication c;
     c.step = step;
     c.step_ns = s.duration_ns();
-    for (EventId id = 0; id < profile.size(); ++id) {
-      const Event& e = profile[id];
-      if (e.end_ns <= s.start_ns || e.start_ns >= s.end_ns) continue;
-      if (is_communication(e)) {
-        transfers.push_back(clipped(e, s));
-        if (e.start_ns >= s.start_ns) ++c.transfers;
-      } else if (computes(profile, id)) {
-        computing.push_back(clipped(e, s));
-      }
-    }
-    const auto communication = union_of(std::move(transfers));
+    for (const Event& e : profile.events())
+      c.transfers += is_communication(e) && e.start_ns >= s.start_ns && e.start_ns < s.end_ns;
+    const auto communication = within(all.communicating, s.start_ns, s.end_ns);
     c.communication_ns = length_of(communication);
-    c.overlapped_ns = common_length(communication, union_of(std::move(computing)));
+    c.overlapped_ns = common_length(communication, within(all.computing, s.start_ns, s.end_ns));
     result.push_back(c);
   }
   return result;

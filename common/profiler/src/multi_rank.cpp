@@ -11,10 +11,12 @@
 namespace workbook {
 namespace {
 
+// The median; for an even count, the mean of the two middle values.
 std::int64_t median(std::vector<std::int64_t> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2;
 }
 
 bool is_outermost_collective_call(const Profile& profile, EventId id) {
@@ -117,8 +119,10 @@ std::string format_multi_rank(const MultiRankAnalysis& a) {
                     format_time_us(double(r.exposed_ns) / 1e3), format_time_us(double(r.overlapped_ns) / 1e3),
                     100 * r.overlap_fraction, format_time_us(double(r.waited_ns) / 1e3), r.arrived_last, r.collectives);
   out +=
-      "step, comm, exposed, overlapped: medians per recorded step; waited: summed over the collectives, from the "
-      "rank's arrival to the last rank's\n";
+      "step, comm, exposed, overlapped: medians per recorded step, each on its own (they need not add up); waited: "
+      "summed over the collectives compared, from the rank's arrival to the last rank's, on clocks aligned by the "
+      "first "
+      "transfer's end (good to a message's latency)\n";
   if (a.straggler)
     out += fmt::format("{} collectives compared; the last to arrive most often: {} ({} of {})\n", a.collectives.size(),
                        a.ranks[*a.straggler].name, a.ranks[*a.straggler].arrived_last, a.collectives.size());

@@ -28,18 +28,26 @@ Finding collectives_per_step(const WayOnRanks& way, std::size_t expected, const 
           fmt::format("{} of {} recorded steps on {} ranks{}", matching, steps, way.ranks.size(), seen)};
 }
 
-Finding overlap_only_from_hooks(const WayOnRanks& after_backward, const WayOnRanks& from_hooks) {
-  bool holds = !from_hooks.ranks.empty() && from_hooks.ranks.size() == after_backward.ranks.size();
+Finding overlap_only_from_hooks(const std::vector<WayOnRanks>& after_backward, const WayOnRanks& from_hooks) {
+  constexpr double kMargin = 0.05;
+  bool holds = !from_hooks.ranks.empty() && !after_backward.empty();
   std::string evidence;
-  for (std::size_t r = 0; r < from_hooks.ranks.size() && r < after_backward.ranks.size(); ++r) {
-    const double hooked = overlap_fraction(from_hooks.ranks[r]), after = overlap_fraction(after_backward.ranks[r]);
-    holds = holds && hooked > 0 && hooked > after;
-    evidence += fmt::format("{}rank {}: {:.0f}% from hooks, {:.0f}% after backward", evidence.empty() ? "" : "; ", r,
-                            100 * hooked, 100 * after);
+  for (std::size_t r = 0; r < from_hooks.ranks.size(); ++r) {
+    const double hooked = overlap_fraction(from_hooks.ranks[r]);
+    evidence += fmt::format("{}rank {}: {:.0f}% from hooks", evidence.empty() ? "" : "; ", r, 100 * hooked);
+    for (const WayOnRanks& after : after_backward) {
+      if (r >= after.ranks.size()) {
+        holds = false;
+        continue;
+      }
+      const double other = overlap_fraction(after.ranks[r]);
+      holds = holds && hooked >= other + kMargin;
+      evidence += fmt::format(", {:.0f}% {}", 100 * other, after.way);
+    }
   }
   return {holds,
-          "all-reduces started from gradient hooks overlap backward on every rank; started after backward, they "
-          "overlap less",
+          "all-reduces started from gradient hooks fly while the rank still computes (backward's remaining ops), "
+          "those started after backward do not: on every rank at least 5 points more of their time overlaps an op",
           evidence.empty() ? "no ranks recorded" : evidence};
 }
 

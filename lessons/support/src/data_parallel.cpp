@@ -87,14 +87,22 @@ Collectives::Collectives(const RankEnv& env, std::chrono::milliseconds timeout) 
   group_->world_size = env.world_size;
   c10d::TCPStoreOptions store_options;
   store_options.port = std::uint16_t(env.master_port);
-  store_options.isServer = env.rank == 0;
+  // Under torchrun's static rendezvous its agent already serves the store on MASTER_PORT and says so
+  // in TORCHELASTIC_USE_AGENT_STORE: every rank then connects as a client (torch/distributed/rendezvous.py).
+  const char* agent_store = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+  store_options.isServer = env.rank == 0 && !(agent_store != nullptr && std::string(agent_store) == "True");
   store_options.numWorkers = std::size_t(env.world_size);
   store_options.timeout = timeout;
   without_libuv(store_options, 0);
   group_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, store_options);
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
-  // Loopback: the job runs on one machine here; a launcher across machines sets GLOO_SOCKET_IFNAME.
-  options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  // As Python's binding does (torch/csrc/distributed/c10d/init.cpp): GLOO_SOCKET_IFNAME names the
+  // network interface; without it Gloo binds to the address this machine's hostname resolves to
+  // (falling back to loopback), which across machines must be one the others can reach.
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface != nullptr && *interface != '\0')
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+  else
+    options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
   auto gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(group_->store, env.rank, env.world_size, options);
 #if TORCH_VERSION_MAJOR < 2
   group_->process_group = gloo;

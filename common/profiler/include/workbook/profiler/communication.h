@@ -44,15 +44,16 @@ using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
 /// step_communication below).
 struct Activity {
   Intervals communicating;  ///< a transfer was in flight
-  Intervals computing;      ///< a host op or GPU kernel computed
+  Intervals computing;      ///< a host op or GPU kernel computed, outside every collective call
 };
 
 /// The profile's Activity.
 Activity activity(const Profile& profile);
 
 /// Every ProfilerStep#N's StepCommunication, in order. Transfers and computation are clipped to the
-/// step; computation is any host op that is not a collective call (nor inside one) and any GPU
-/// kernel that is not communication.
+/// step. Computation is a GPU kernel that is not communication, or a host op outside the collective
+/// calls: an op inside one does not count, and an op that encloses one (the autograd node whose hook
+/// starts an all-reduce) counts only outside it, so waiting in the call is never computing.
 std::vector<StepCommunication> step_communication(const Profile& profile);
 
 }  // namespace workbook

@@ -4,9 +4,10 @@
 /// communication hidden under computation and communication waited for; per collective, when
 /// each rank arrived and which one came last (the straggler the others waited for).
 ///
-/// The ranks' clocks started apart (each profile counts from its own first event), so they are
-/// aligned first: a collective ends on every rank at about the same moment (when the last rank has
-/// joined it), so each rank is shifted to make its first transfer end together with the others'.
+/// Each trace counts from its own first event, so the ranks are put on one clock first: each is
+/// shifted to make its first transfer end together with the others'. A collective ends on every
+/// rank at about the same moment, once the last rank has joined it, but not exactly (a message's
+/// latency, the threads' scheduling): the waits carry that error.
 
 #include <cstdint>
 #include <optional>
@@ -19,7 +20,8 @@
 
 namespace workbook {
 
-/// One rank over its recorded steps (ProfilerStep#N); times are medians over the steps.
+/// One rank over its recorded steps (ProfilerStep#N). Step, communication, overlapped and exposed
+/// are medians over the steps, each taken on its own (they need not add up).
 struct RankSummary {
   std::string name;                   ///< where it came from: the trace file, "rank 0"...
   std::size_t steps = 0;              ///< recorded steps

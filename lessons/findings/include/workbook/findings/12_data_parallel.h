@@ -28,9 +28,10 @@ struct WayOnRanks {
 /// flat bucket...). `what` names the way in the sentence.
 Finding collectives_per_step(const WayOnRanks& way, std::size_t expected, const std::string& what);
 
-/// Averaging from hooks hides communication under backward and averaging after backward does not:
-/// on every rank the hooked way's overlap fraction (over all its steps: overlapped time /
-/// communication time) is above 0 and above the after-backward way's.
-Finding overlap_only_from_hooks(const WayOnRanks& after_backward, const WayOnRanks& from_hooks);
+/// All-reduces started from hooks fly while the rank still computes, and those started after
+/// backward do not: on every rank the hooked way's overlap fraction (over all its steps: time a
+/// transfer flew while an op ran outside the collective calls / time a transfer flew) is at least
+/// 5 points above each after-backward way's.
+Finding overlap_only_from_hooks(const std::vector<WayOnRanks>& after_backward, const WayOnRanks& from_hooks);
 
 }  // namespace workbook::findings12

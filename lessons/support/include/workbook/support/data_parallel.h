@@ -34,10 +34,12 @@ std::optional<RankEnv> rank_env_from_environment();
 /// to its ranks as MASTER_PORT; another program may still take it before rank 0 does).
 int free_local_port();
 
-/// The job's ranks over Gloo: a TCPStore at master_addr:master_port (rank 0 serves it) for the
-/// rendezvous, then a process group whose collectives go through the dispatcher as Python's
-/// `dist.all_reduce` does: the profiler records `c10d::allreduce_` on the caller's thread and the
-/// transfer itself as an asynchronous `gloo:all_reduce`.
+/// The job's ranks over Gloo: a TCPStore at master_addr:master_port for the rendezvous (rank 0
+/// serves it, unless torchrun's agent does: TORCHELASTIC_USE_AGENT_STORE=True), then a process
+/// group on the interface GLOO_SOCKET_IFNAME names (else the address the hostname resolves to),
+/// whose collectives go through the dispatcher as Python's `dist.all_reduce` does: the profiler
+/// records `c10d::allreduce_` on the caller's thread, and `gloo:all_reduce` on a Gloo worker thread
+/// from the moment the worker starts the all-reduce until this rank has the sum.
 class Collectives {
  public:
   /// Joins the job: blocks until every rank has joined. Every wait (the rendezvous, a collective)
@@ -76,10 +78,12 @@ void allreduce_each_gradient(Collectives& group, const std::vector<torch::Tensor
 /// copied back divided by the world size: one collective, still after backward.
 void allreduce_one_flat_bucket(Collectives& group, const std::vector<torch::Tensor>& parameters);
 
-/// Which parameters share a bucket, as DDP groups them: walking the parameters in reverse (the
-/// order backward produces their gradients), each bucket takes parameters until the next would
-/// pass `bucket_bytes` (a parameter larger than that gets a bucket of its own). Indices into
-/// `parameters`; bucket 0 is the first whose gradients backward finishes.
+/// Which parameters share a bucket, DDP-like: walking the parameters in reverse (the order backward
+/// usually produces their gradients), each bucket takes parameters until the next would pass
+/// `bucket_bytes` (a parameter larger than that gets a bucket of its own). Indices into
+/// `parameters`; bucket 0 is usually the first whose gradients backward finishes. (DDP itself packs
+/// up to its cap and reverses, splits by dtype and device, and after its first step rebuilds the
+/// buckets in the order the gradients were really produced: 1 MiB first, then 25 MiB.)
 std::vector<std::vector<std::size_t>> reverse_order_buckets(const std::vector<torch::Tensor>& parameters,
                                                             std::int64_t bucket_bytes);
 
