@@ -211,7 +211,8 @@ expect "no event named 'nomatch'" "$tool" "$work/ok.json" --under nomatch
 expect "at least two ranks" "$tool" --ranks "$work/ok.json"
 expect "takes only --json and --svg" "$tool" --ranks "$work/ok.json" "$work/same.json" --gpu
 expect "no ProfilerStep#N" "$tool" --ranks "$work/ok.json" "$work/same.json"
-expect "a folder without .json traces" "$tool" --ranks "$work/out/01_matmul_add" "$work/ok.json"
+mkdir -p "$work/no_traces"
+expect "a folder without .json traces" "$tool" --ranks "$work/no_traces" "$work/ok.json"
 expect "unexpected argument" "$tool" "$work/ok.json" "$work/same.json"
 expect "--svg needs a value" "$tool" "$work/ok.json" --svg ""
 expect "--under needs a value" "$tool" "$work/ok.json" --under ""
