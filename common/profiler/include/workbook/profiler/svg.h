@@ -15,7 +15,7 @@ namespace workbook {
 /// Text made safe for SVG/XML: & < > " escaped.
 std::string svg_escape(const std::string& text);
 
-/// The opening of a figure: the <svg> element `width` x `height` on white (sans-serif, 11 px)
+/// The opening of a figure: the SVG root element `width` x `height` on white (sans-serif, 11 px)
 /// and, unless `title` is empty, the title in bold at (`margin`, `margin` + 14).
 std::string svg_open(int width, int height, const std::string& title, int margin = 10);
 
