@@ -3,10 +3,10 @@
 //
 // `lesson12 --ranks N` starts N copies of itself with the environment torchrun gives its workers
 // (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT); a copy started that way — by this
-// launcher or by torchrun-like launchers on several machines — is one rank. Each rank trains the
-// GeGLU MLP on its shard of the batch, averaging the gradients over a Gloo process group three
-// ways, and records each way's steps. The launcher then reads every rank's trace and compares the
-// ways: collectives per step, communication in flight, and how much of it backward hid.
+// launcher or by another that sets the same variables — is one rank. Each rank trains the GeGLU
+// MLP on its shard of the batch, averaging the gradients over a Gloo process group three ways, and
+// records each way's steps. The launcher then reads every rank's trace and compares the ways:
+// collectives per step, communication in flight, and how much of it the rank spent computing.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -250,40 +250,19 @@ void print_way(const std::string& way, const MultiRankAnalysis& analysis, const 
   }
 }
 
-// Each rank's profile moved so that the first all-reduce ends at the same moment on every rank (it
-// ends when the last rank joins it, on all ranks alike): the ranks' clocks started apart.
-std::vector<Profile> aligned_ranks(std::vector<Profile> ranks) {
-  std::vector<std::int64_t> first_end;
-  for (const Profile& p : ranks) {
-    std::int64_t end = 0;
-    for (const Event& e : p.events())
-      if (is_communication(e) && (end == 0 || e.end_ns < end)) end = e.end_ns;
-    first_end.push_back(end);
-  }
-  const std::int64_t latest = *std::max_element(first_end.begin(), first_end.end());
-  std::vector<Profile> aligned;
+// One trace with a process per rank, for Perfetto, each rank moved onto the others' clock as
+// analyze_ranks aligns them (by the first all-reduce's end).
+std::filesystem::path write_all_ranks_trace(const LessonOptions& opt, const Job& job, const std::string& way) {
+  const std::vector<Profile> ranks = load_the_ranks(opt, job, way);
+  const std::vector<std::int64_t> shift = analyze_ranks(ranks).shift_ns;
+  nlohmann::json merged = {{"traceEvents", nlohmann::json::array()}};
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     std::vector<Event> events = ranks[r].events();
-    for (Event& e : events) {
-      e.start_ns += latest - first_end[r];
-      e.end_ns += latest - first_end[r];
-    }
-    aligned.emplace_back(std::move(events));
-  }
-  return aligned;
-}
-
-// One trace with a process per rank, for Perfetto.
-std::filesystem::path write_all_ranks_trace(const LessonOptions& opt, const Job& job, const std::string& way) {
-  std::vector<Profile> ranks;
-  for (int r = 0; r < job.ranks; ++r) ranks.push_back(load_chrome_trace(opt.out / way / fmt::format("rank{}.json", r)));
-  nlohmann::json merged = {{"traceEvents", nlohmann::json::array()}};
-  const auto aligned = aligned_ranks(std::move(ranks));
-  for (std::size_t r = 0; r < aligned.size(); ++r) {
+    for (Event& e : events) e.start_ns += shift[r], e.end_ns += shift[r];
     TraceOptions options;
     options.pid = long(r) + 1;
     options.process_name = fmt::format("rank {}", r);
-    nlohmann::json trace = nlohmann::json::parse(to_chrome_trace(aligned[r], options));
+    nlohmann::json trace = nlohmann::json::parse(to_chrome_trace(Profile(std::move(events)), options));
     for (auto& e : trace["traceEvents"]) merged["traceEvents"].push_back(std::move(e));
   }
   const auto path = opt.out / (way + "_all_ranks.json");
