@@ -286,7 +286,7 @@ void write_the_reports(const LessonOptions& opt, const Job& job) {
 }
 
 int launch(const LessonOptions& opt, const Job& job, char** argv) {
-  print_lesson_header("Lesson 12 · Beyond one process: data-parallel training on c10d");
+  print_lesson_header("Lesson 12 · Data-parallel training on c10d, rank by rank");
   if (job.ranks > int(std::thread::hardware_concurrency()))
     fmt::print("warning: {} ranks on {} cores: ranks take turns on a core, and their waits grow\n", job.ranks,
                std::thread::hardware_concurrency());
