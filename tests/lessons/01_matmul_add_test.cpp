@@ -134,6 +134,26 @@ TEST_CASE("each cycle's trace is on disk before the next cycle's first step star
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("an even count of other steps: their median is the mean of the two middle gaps") {
+  // Each cycle records 3 steps, the first and two others; the observer slows the last by 2 ms
+  // inside the gap, so the two others' gaps differ by ~2 ms and their median lies halfway (the
+  // larger of the two is not the median).
+  const auto dir = fresh_dir("even");
+  std::vector<exercises::CycleGaps> cycles;
+  {
+    const testing::RegionObserver observer("matmul_add", "aten::matmul", {}, {{4, 2000}, {9, 2000}});
+    cycles = run(workbook::Schedule(1, 1, 3, 2), dir);
+  }
+  REQUIRE(cycles.size() == 2);
+  for (const auto& c : cycles) {
+    check_cycle(c, 3);
+    CAPTURE(c.median_other_gap_us);
+    CHECK(c.median_other_gap_us >= 500);   // above the fast gap: both others count
+    CHECK(c.median_other_gap_us <= 1800);  // below the slow one: not the upper of the two
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not the median") {
   // Each cycle records 4 steps. The observer slows the first recorded step by 1 ms and the last
   // by 2 ms, inside the gap: the median of the 3 other steps stays a normal gap, their mean is

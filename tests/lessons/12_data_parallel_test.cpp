@@ -300,6 +300,17 @@ TEST_CASE("finish() without a new backward is refused") {
   CHECK_THROWS_AS(sync.finish(), std::logic_error);  // the same step twice
 }
 
+TEST_CASE("finish() after a backward that reached only some parameters is refused") {
+  // Four buckets (one byte each: a parameter apiece), a backward through fc2 alone: buckets 0 and 1
+  // (fc2's bias and weight) start, fc1's never do.
+  OneRank one;
+  TwoLayers model = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, 1);
+  const torch::Tensor h = torch::randn({kRows, kHidden}), target = torch::randn({kRows, kOut});
+  torch::mse_loss(model->fc2->forward(h), target).backward();
+  CHECK_THROWS_AS(sync.finish(), std::logic_error);
+}
+
 TEST_CASE("buckets start in bucket order, even when backward completes a later one first") {
   // Parameters listed against their use: backward produces `second`'s gradients first, but bucket 0
   // (reverse order) is first.bias. Until it is complete, nothing may start.
