@@ -311,6 +311,17 @@ TEST_CASE("finish() after a backward that reached only some parameters is refuse
   CHECK_THROWS_AS(sync.finish(), std::logic_error);
 }
 
+TEST_CASE("a gradient that arrives non-contiguous is averaged too") {
+  // p is used transposed, so backward hands its hook the gradient y^T: strides (1, 3), which
+  // view(-1) cannot flatten.
+  OneRank one;
+  const torch::Tensor p = torch::randn({3, 4}).requires_grad_(true), y = torch::randn({4, 3});
+  exercises::OverlappedAllreduce sync({p}, *one.group, kOneWeightPerBucket);
+  (p.t() * y).sum().backward();
+  sync.finish();
+  CHECK(torch::equal(p.grad(), y.t()));
+}
+
 TEST_CASE("buckets start in bucket order, even when backward completes a later one first") {
   // Parameters listed against their use: backward produces `second`'s gradients first, but bucket 0
   // (reverse order) is first.bias. Until it is complete, nothing may start.
