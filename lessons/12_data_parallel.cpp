@@ -35,8 +35,6 @@
 #include "workbook/support/data_parallel.h"
 #include "workbook/support/geglu.h"
 
-extern char** environ;
-
 namespace {
 
 using namespace workbook;
@@ -162,17 +160,12 @@ int run_rank(const LessonOptions& opt, const Job& job, const RankEnv& env) {
 std::vector<pid_t> start_ranks(const Job& job, int port, char** argv) {
   std::vector<pid_t> ranks;
   for (int r = 0; r < job.ranks; ++r) {
-    std::vector<std::string> settings = {
-        fmt::format("RANK={}", r), fmt::format("LOCAL_RANK={}", r),     fmt::format("WORLD_SIZE={}", job.ranks),
-        "MASTER_ADDR=127.0.0.1",   fmt::format("MASTER_PORT={}", port), "OMP_NUM_THREADS=1"};
+    RankEnv rank;
+    rank.rank = r;
+    rank.world_size = job.ranks;
+    rank.master_port = port;
+    std::vector<std::string> settings = rank_environment(rank, {"OMP_NUM_THREADS=1"});
     std::vector<char*> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-      const std::string entry = *e;
-      const bool replaced = std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
-        return entry.compare(0, s.find('=') + 1, s, 0, s.find('=') + 1) == 0;
-      });
-      if (!replaced) env.push_back(*e);
-    }
     for (auto& s : settings) env.push_back(s.data());
     env.push_back(nullptr);
     pid_t pid = 0;

@@ -27,8 +27,6 @@
 #include "workbook/profiler/session.h"
 #include "workbook/support/geglu.h"  // zero_grad
 
-extern char** environ;
-
 using testing::all_close;
 
 namespace {
@@ -146,14 +144,11 @@ JobResult two_rank_job(std::int64_t bucket_bytes) {
   env.master_port = workbook::free_local_port();
   const std::string report =
       (std::filesystem::temp_directory_path() / ("workbook-rank1-" + std::to_string(::getpid()) + ".txt")).string();
-  std::vector<std::string> settings = {"RANK=1",
-                                       "LOCAL_RANK=1",
-                                       "WORLD_SIZE=2",
-                                       "MASTER_ADDR=127.0.0.1",
-                                       "MASTER_PORT=" + std::to_string(env.master_port),
-                                       "WORKBOOK_CHECK_BUCKET_BYTES=" + std::to_string(bucket_bytes)};
+  workbook::RankEnv rank1 = env;
+  rank1.rank = 1;
+  std::vector<std::string> settings =
+      workbook::rank_environment(rank1, {"WORKBOOK_CHECK_BUCKET_BYTES=" + std::to_string(bucket_bytes)});
   std::vector<char*> environment;
-  for (char** e = environ; *e != nullptr; ++e) environment.push_back(*e);
   for (auto& setting : settings) environment.push_back(setting.data());
   environment.push_back(nullptr);
   std::string program = "/proc/self/exe", only = "--test-case=" + std::string(kRankOneCase), no_skip = "--no-skip";

@@ -8,6 +8,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,8 @@
 #if TORCH_VERSION_MAJOR < 2
 #include <torch/csrc/distributed/c10d/Ops.hpp>
 #endif
+
+extern char** environ;
 
 namespace workbook {
 namespace {
@@ -56,6 +59,23 @@ std::optional<RankEnv> rank_env_from_environment() {
   env.master_port = int_variable("MASTER_PORT", 1, 65535, 29500);
   if (const char* addr = std::getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
   return env;
+}
+
+std::vector<std::string> rank_environment(const RankEnv& env, const std::vector<std::string>& extra) {
+  std::vector<std::string> settings = {"RANK=" + std::to_string(env.rank), "LOCAL_RANK=" + std::to_string(env.rank),
+                                       "WORLD_SIZE=" + std::to_string(env.world_size), "MASTER_ADDR=" + env.master_addr,
+                                       "MASTER_PORT=" + std::to_string(env.master_port)};
+  settings.insert(settings.end(), extra.begin(), extra.end());
+  std::vector<std::string> result;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const bool replaced = std::any_of(settings.begin(), settings.end(), [&](const std::string& s) {
+      return entry.compare(0, s.find('=') + 1, s, 0, s.find('=') + 1) == 0;
+    });
+    if (!replaced) result.push_back(entry);
+  }
+  result.insert(result.end(), settings.begin(), settings.end());
+  return result;
 }
 
 int free_local_port() {

@@ -30,6 +30,11 @@ struct RankEnv {
 /// whose value is not a number in range.
 std::optional<RankEnv> rank_env_from_environment();
 
+/// What a launcher hands the rank it starts: this process's environment ("NAME=value") with RANK,
+/// LOCAL_RANK (= RANK), WORLD_SIZE, MASTER_ADDR and MASTER_PORT set from `env`, and each of `extra`
+/// ("NAME=value"), in place of any value it had.
+std::vector<std::string> rank_environment(const RankEnv& env, const std::vector<std::string>& extra = {});
+
 /// A TCP port on 127.0.0.1 that nothing listens on now, chosen by the kernel (a launcher hands it
 /// to its ranks as MASTER_PORT; another program may still take it before rank 0 does).
 int free_local_port();
