@@ -29,9 +29,10 @@ struct WayOnRanks {
 Finding collectives_per_step(const WayOnRanks& way, std::size_t expected, const std::string& what);
 
 /// All-reduces started from hooks fly while the rank still computes, and those started after
-/// backward do not: on every rank the hooked way's overlap fraction (over all its steps: time a
+/// backward do not: over every rank's steps together, the hooked way's overlap fraction (time a
 /// transfer flew while an op ran outside the collective calls / time a transfer flew) is at least
-/// 5 points above each after-backward way's.
+/// 5 points above each after-backward way's. (Pooled: the rank that joins last waits little, so
+/// its own share depends on the other ranks' timing.)
 Finding overlap_only_from_hooks(const std::vector<WayOnRanks>& after_backward, const WayOnRanks& from_hooks);
 
 }  // namespace workbook::findings12
