@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -32,7 +34,22 @@ constexpr std::size_t kSlots = 16;
 std::array<std::array<char, 4096>, kSlots> in_flight;
 std::array<volatile std::sig_atomic_t, kSlots> in_flight_set{};
 
+// A signal is delivered to any thread that does not block it (LibTorch runs several), so the
+// handler may run while another thread creates a temporary or renames a set. This lock makes
+// each of those steps whole to the handler: the handler takes it and never gives it back (the
+// process ends), and a thread takes it only with the interrupt signals blocked in that thread, so
+// the handler never waits for its own thread. Lock-free, so usable in a handler.
+std::atomic_flag handler_lock = ATOMIC_FLAG_INIT;
+
+void spin_lock() {
+  while (handler_lock.test_and_set(std::memory_order_acquire)) ::sched_yield();
+}
+void spin_unlock() { handler_lock.clear(std::memory_order_release); }
+
+constexpr std::array<int, 5> kInterrupts = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+
 extern "C" void remove_in_flight_and_die(int signal) {
+  spin_lock();  // kept: no thread creates or renames a temporary from here on
   for (std::size_t k = 0; k < kSlots; ++k)
     if (in_flight_set[k]) ::unlink(in_flight[k].data());
   std::signal(signal, SIG_DFL);
@@ -43,7 +60,7 @@ extern "C" void remove_in_flight_and_die(int signal) {
 // handles SIGINT itself keeps its handler).
 void install_cleanup_once() {
   static const bool installed = [] {
-    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
+    for (int signal : kInterrupts) {
       struct sigaction current {};
       if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
         std::signal(signal, remove_in_flight_and_die);
@@ -53,7 +70,31 @@ void install_cleanup_once() {
   (void)installed;
 }
 
-// Registers a temporary path with the handler while it exists.
+// Holds the interrupt signals back in this thread and takes the handler's lock: what runs inside
+// is seen by the handler, on any thread, either not at all or whole. A process already being
+// ended by a signal waits in the constructor for its end.
+class Unsignalled {
+ public:
+  Unsignalled() {
+    sigset_t interrupts;
+    sigemptyset(&interrupts);
+    for (int signal : kInterrupts) sigaddset(&interrupts, signal);
+    pthread_sigmask(SIG_BLOCK, &interrupts, &before_);
+    spin_lock();
+  }
+  ~Unsignalled() {
+    spin_unlock();
+    pthread_sigmask(SIG_SETMASK, &before_, nullptr);
+  }
+  Unsignalled(const Unsignalled&) = delete;
+  Unsignalled& operator=(const Unsignalled&) = delete;
+
+ private:
+  sigset_t before_{};
+};
+
+// Registers a temporary path with the handler while it exists (constructed inside Unsignalled,
+// with the file's creation).
 class InFlight {
  public:
   explicit InFlight(const std::string& path) {
@@ -149,7 +190,7 @@ void write_temporary(int fd, const fs::path& temp, const fs::path& target, std::
 void remove_partial_files_on_interrupt() {
   // Asked for by a program (the lessons, at start-up): every one of these signals removes the
   // temporaries, even one the program was started with ignored (a background job's SIGINT).
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) std::signal(signal, remove_in_flight_and_die);
+  for (int signal : kInterrupts) std::signal(signal, remove_in_flight_and_die);
 }
 
 void write_file_atomically(const fs::path& path, std::string_view contents) {
@@ -167,19 +208,23 @@ FileSet::~FileSet() {
 void FileSet::stage(const fs::path& path, std::string_view contents) {
   check_target(path);
   install_cleanup_once();
-  const auto [temp, fd] = create_temporary_beside(path);
-  guards_.push_back(std::make_shared<InFlight>(temp.string()));  // the handler removes it until commit
-  staged_.emplace_back(temp, path);
-  write_temporary(fd, temp, path, contents);
+  int fd = -1;
+  {
+    // Created and registered as one step: a signal on any thread sees both or neither.
+    const Unsignalled whole;
+    const auto [temp, descriptor] = create_temporary_beside(path);
+    guards_.push_back(std::make_shared<InFlight>(temp.string()));  // the handler removes it until commit
+    staged_.emplace_back(temp, path);
+    fd = descriptor;
+  }
+  write_temporary(fd, staged_.back().first, path, contents);
 }
 
 void FileSet::commit() {
-  // The renames run with the interrupt signals held back, so Ctrl-C or a kill never lands between
-  // two of them (a set half old, half new); a held signal takes effect once the set is in place.
-  sigset_t interrupts, before;
-  sigemptyset(&interrupts);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaddset(&interrupts, signal);
-  pthread_sigmask(SIG_BLOCK, &interrupts, &before);
+  // The renames run as one step to the interrupt handler (whatever thread a signal lands on), so
+  // Ctrl-C or a kill never lands between two of them (a set half old, half new); a signal held
+  // back takes effect once the set is in place.
+  const Unsignalled whole;
   // And under a lock on each target folder (in one order), so that two processes committing sets
   // into the same folder never interleave their renames: the last set wins whole.
   std::vector<fs::path> folders;
@@ -203,7 +248,6 @@ void FileSet::commit() {
   staged_.clear();
   guards_.clear();
   for (int fd : locks) ::close(fd);  // closing releases the lock
-  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (!failure.empty()) throw std::runtime_error(failure);
 }
 
