@@ -15,7 +15,7 @@ PACKAGES=(
   g++ cmake make git
   libtorch-dev python3-torch python3-setuptools libgloo-dev
   libopenblas0-pthread libopenblas-dev
-  libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev
+  libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   doxygen graphviz doxygen-awesome-css
   clang libclang-rt-dev clang-format lld
   chromium

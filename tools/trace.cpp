@@ -1,9 +1,11 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]`,
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]
+// [--out OUT]`,
 // `./workbook trace --ranks FILE... | DIR [--json] [--svg OUT]`:
 // the statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
 // with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
 // queue, a verdict per step); --kernels lists the kernels by time with what each name says;
-// --svg also writes the per-step utilisation figure.
+// --svg also writes the per-step utilisation figure; --out writes the trace read (after --under) again,
+// gzip-compressed when its name ends in .gz.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workbook/profiler/atomic_file.h"
@@ -89,7 +92,16 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-// The rank traces named on the command line, a folder standing for its *.json files in natural order.
+// Whether a folder's file is a trace: `.json`, or gzip-compressed `.json.gz` (Kineto's `.pt.trace.json.gz`).
+bool is_trace_file_name(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const auto ends_with = [&](std::string_view end) {
+    return name.size() > end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  };
+  return ends_with(".json") || ends_with(".json.gz");
+}
+
+// The rank traces named on the command line, a folder standing for its traces in natural order.
 std::vector<std::string> rank_files(const std::vector<std::string>& arguments) {
   std::vector<std::string> files;
   for (const auto& argument : arguments) {
@@ -99,9 +111,9 @@ std::vector<std::string> rank_files(const std::vector<std::string>& arguments) {
     }
     std::vector<std::string> inside;
     for (const auto& entry : std::filesystem::directory_iterator(argument))
-      if (entry.is_regular_file() && entry.path().extension() == ".json") inside.push_back(entry.path().string());
+      if (entry.is_regular_file() && is_trace_file_name(entry.path())) inside.push_back(entry.path().string());
     std::sort(inside.begin(), inside.end(), natural_less);
-    if (inside.empty()) throw std::invalid_argument(argument + ": a folder without .json traces");
+    if (inside.empty()) throw std::invalid_argument(argument + ": a folder without .json or .json.gz traces");
     files.insert(files.end(), inside.begin(), inside.end());
   }
   return files;
@@ -134,9 +146,11 @@ int print_ranks(const std::vector<std::string>& arguments, bool json, const std:
 
 constexpr const char* kUsage =
     "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
+    "                            [--out OUT]\n"
     "       workbook trace --ranks FILE FILE... | DIR [--json] [--svg OUT]\n"
     "\n"
-    "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; gunzip a .json.gz first)\n"
+    "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; .json, or gzip-compressed\n"
+    "as in Kineto's .pt.trace.json.gz, whatever the name)\n"
     "and prints what Python's key_averages().table() would.\n"
     "  --sort KEY     the table's order: cpu_time_total (default), self_cpu_time_total, cuda_time_total,\n"
     "                 self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, count, ...\n"
@@ -146,14 +160,17 @@ constexpr const char* kUsage =
     "  --gpu          the GPU view: busy and idle time per device, stream and step, the launch queue\n"
     "  --kernels      the kernels by time, each name decoded where its family is known\n"
     "  --svg OUT      also draw the timeline as an SVG (a new or regular, writable file)\n"
-    "  --ranks        the traces are the ranks of one job (a folder: its .json files, rank2 before rank10):\n"
+    "  --out OUT      also write the trace read (after --under) as Kineto-style JSON, gzip-compressed\n"
+    "                 when OUT ends in .gz: a subtree cut out, or a trace compressed\n"
+    "  --ranks        the traces are the ranks of one job (a folder: its .json and .json.gz files, rank2\n"
+    "                 before rank10):\n"
     "                 per rank, step time, communication hidden under computation and exposed, the\n"
     "                 time it waited at the collectives for the last rank; the straggler. --svg OUT: the\n"
     "                 ranks' compute and communication lanes on one clock, overlap shaded\n"
     "  --help, -h     this text\n";
 
 int main(int argc, char** argv) {
-  std::string file, sort_by = "cpu_time_total", under, svg;
+  std::string file, sort_by = "cpu_time_total", under, svg, out;
   int limit = 30;
   bool json = false, gpu = false, kernels = false, ranks = false;
   std::vector<std::string> rank_arguments;
@@ -171,10 +188,13 @@ int main(int argc, char** argv) {
       kernels = true;
     } else if (arg == "--ranks") {
       ranks = true;
-    } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg") && i + 1 < argc) {
+    } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg" || arg == "--out") &&
+               i + 1 < argc) {
       std::string value = argv[++i];
       if (arg == "--svg") {
         svg = value;
+      } else if (arg == "--out") {
+        out = value;
       } else if (arg == "--under") {
         under = value;
       } else if (arg == "--sort") {
@@ -195,7 +215,7 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] "
-                 "[--json] [--gpu] [--kernels] [--svg OUT])\n",
+                 "[--json] [--gpu] [--kernels] [--svg OUT] [--out OUT])\n",
                  workbook::printable(arg));
       return 2;
     }
@@ -203,13 +223,14 @@ int main(int argc, char** argv) {
   if (file.empty()) {
     fmt::print(stderr,
                "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] "
-               "[--svg OUT]\n");
+               "[--svg OUT] [--out OUT]\n");
     return 2;
   }
   if (ranks) {
     const bool other_flag = std::any_of(argv + 1, argv + argc, [](const char* a) {
       const std::string flag = a;
-      return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--gpu" || flag == "--kernels";
+      return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--gpu" || flag == "--kernels" ||
+             flag == "--out";
     });
     if (other_flag) {
       fmt::print(stderr,
@@ -230,7 +251,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "workbook trace: --sort: {}\n", workbook::printable(e.what()));
     return 2;
   }
-  for (const auto& [flag, value] : {std::pair{"--svg", &svg}, {"--under", &under}}) {
+  for (const auto& [flag, value] : {std::pair{"--svg", &svg}, {"--under", &under}, {"--out", &out}}) {
     if (std::find(argv + 1, argv + argc, std::string(flag)) != argv + argc && value->empty()) {
       fmt::print(stderr, "workbook trace: {} needs a value (got an empty one)\n", flag);
       return 2;
@@ -240,10 +261,16 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "workbook trace: --kernels and --gpu are two views of the GPU: give one\n");
     return 2;
   }
-  std::error_code same_error;
-  if (!svg.empty() && std::filesystem::equivalent(svg, file, same_error)) {
-    fmt::print(stderr, "workbook trace: --svg {} is the input trace itself: not overwritten\n",
-               workbook::printable(svg));
+  for (const auto& [flag, value] : {std::pair{"--svg", &svg}, {"--out", &out}}) {
+    std::error_code same_error;
+    if (!value->empty() && std::filesystem::equivalent(*value, file, same_error)) {
+      fmt::print(stderr, "workbook trace: {} {} is the input trace itself: not overwritten\n", flag,
+                 workbook::printable(*value));
+      return 2;
+    }
+  }
+  if (!svg.empty() && svg == out) {
+    fmt::print(stderr, "workbook trace: --svg and --out name the same file\n");
     return 2;
   }
   try {
@@ -262,16 +289,22 @@ int main(int argc, char** argv) {
         return 2;
       }
     }
+    // Written once the input is known good for what was asked: bad input writes nothing.
+    const auto write_out = [&] {
+      if (!out.empty()) workbook::write_chrome_trace(profile, out);
+    };
     if (kernels) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
       if (analysis.kernels.empty()) {
         fmt::print(stderr, "workbook trace: {}: no GPU kernels in this trace\n", workbook::printable(file));
         return 2;
       }
+      write_out();
       if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));
       fmt::print("{}", kernel_list(analysis, limit, json));
       return stdout_written();
     }
+    write_out();
     if (gpu || !svg.empty()) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
       if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));

@@ -12,6 +12,7 @@
 #include "synthetic_events.h"
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/gzip.h"
 #include "workbook/profiler/key_averages.h"
 
 using workbook::Category;
@@ -152,7 +153,7 @@ TEST_CASE("bad traces are errors naming the source and the problem, never crashe
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1}]", "'dur' is missing"},
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": -5}]", "negative duration"},
       {"[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1e300, \"dur\": 1}]", "out of range"},
-      {"\x1f\x8b\x08\x00", "gzip-compressed"},
+      {"\x1f\x8b\x08\x00", "gzip data is cut short"},
       {"{\"traceEvents\": [], \"traceEvents\": []}", "two \"traceEvents\" members"},
       {"\xef\xbb\xbf\xef\xbb\xbf[]", "not valid JSON"},
       {"\xef\xbb[]", "not valid JSON"},
@@ -164,6 +165,44 @@ TEST_CASE("bad traces are errors naming the source and the problem, never crashe
   }
   CHECK_THROWS_WITH_AS(workbook::load_chrome_trace("/nonexistent/t.json"), doctest::Contains("/nonexistent/t.json"),
                        TraceError);
+}
+
+TEST_CASE("a gzip-compressed trace reads as the same profile as its JSON, from a file or from memory") {
+  // Compressed by gzip itself (tests/data/traces/README.md), not by this toolkit.
+  const std::string dir = WORKBOOK_TEST_DATA "/traces/";
+  const Profile plain = workbook::load_chrome_trace(dir + "rocm_minitoy_train.json");
+  const Profile packed = workbook::load_chrome_trace(dir + "rocm_minitoy_train.pt.trace.json.gz");
+  REQUIRE(plain.size() > 10);
+  CHECK(workbook::KeyAverages(packed).to_json() == workbook::KeyAverages(plain).to_json());
+  CHECK(workbook::to_chrome_trace(packed) == workbook::to_chrome_trace(plain));
+  const std::string bytes = workbook::read_file(dir + "rocm_minitoy_train.pt.trace.json.gz");
+  CHECK(workbook::to_chrome_trace(workbook::parse_chrome_trace(bytes, "in memory")) ==
+        workbook::to_chrome_trace(plain));
+}
+
+TEST_CASE("a gzip trace cut short, or expanding past the limit, fails naming the file") {
+  const auto dir = std::filesystem::temp_directory_path() / ("wb-gz-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string packed = workbook::gzip_compress(workbook::to_chrome_trace(gpu_profile()));
+  workbook::write_file_atomically(dir / "cut.json.gz", packed.substr(0, packed.size() - 10));
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace(dir / "cut.json.gz"),
+                       doctest::Contains(((dir / "cut.json.gz").string() + ": the gzip data is cut short").c_str()),
+                       TraceError);
+  // A file's name does not decide: gzip data under any name is decompressed, JSON under .gz is read.
+  workbook::write_file_atomically(dir / "named.json", packed);
+  CHECK(workbook::load_chrome_trace(dir / "named.json").size() == gpu_profile().size());
+  workbook::write_file_atomically(dir / "bomb.json.gz", workbook::gzip_compress("[" + std::string(4 << 20, ' ') + "]"));
+  CHECK_THROWS_WITH_AS(workbook::load_chrome_trace(dir / "bomb.json.gz", std::uint64_t(1) << 20),
+                       doctest::Contains("gzip data that decompresses to longer than"), TraceError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("write_chrome_trace compresses a path ending in .gz") {
+  const auto path = std::filesystem::temp_directory_path() / ("wb-trace-" + std::to_string(::getpid()) + ".json.gz");
+  workbook::write_chrome_trace(gpu_profile(), path);
+  CHECK(workbook::starts_gzip(workbook::read_file(path)));
+  CHECK(workbook::to_chrome_trace(workbook::load_chrome_trace(path)) == workbook::to_chrome_trace(gpu_profile()));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("write_chrome_trace writes atomically and loads back") {

@@ -2,7 +2,8 @@
 # fuzz.sh BUILD_DIR SECONDS: builds tests/fuzz/trace_import_fuzzer.cpp with clang's libFuzzer,
 # AddressSanitizer and UndefinedBehaviorSanitizer over the toolkit's LibTorch-free sources, and
 # fuzzes the chrome-trace importer and key-averages builder for SECONDS, starting from the seeds in
-# tests/data, read recursively (traces/: ours, Python's, Kineto's; a Kineto CUDA sample; the
+# tests/data, read recursively (traces/: ours, Python's, Kineto's, one gzip-compressed, so the
+# decompressor is fuzzed too; a Kineto CUDA sample; the
 # hostile inputs in fuzz-regressions/): one home for every test input. A crash leaves its input in
 # BUILD_DIR/fuzz/crash-*: add it to tests/data/fuzz-regressions/ (toolkit_tests replays them).
 # Exit 77 (skipped) where clang or its libFuzzer runtime is missing. `./workbook fuzz [SECONDS]`.
@@ -34,7 +35,7 @@ fi
 # shellcheck disable=SC2054  # the commas belong to -fsanitize=
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root/common/profiler/include")
-sources=(atomic_file chrome_trace_export chrome_trace_import decimal flame_graph format gpu_analysis kernel_names key_averages memory_timeline normalize profile schedule svg)
+sources=(atomic_file chrome_trace_export chrome_trace_import decimal flame_graph format gpu_analysis gzip kernel_names key_averages memory_timeline normalize profile schedule svg)
 # Compile only what changed, two at a time.
 newest_header=$(ls -t "$root"/common/profiler/include/workbook/profiler/* "$root"/common/profiler/src/*.h | head -n 1)
 for s in "${sources[@]}"; do
@@ -42,7 +43,7 @@ for s in "${sources[@]}"; do
   [ "$obj" -nt "$src" ] && [ "$obj" -nt "$newest_header" ] && continue
   echo "$src $obj"
 done | xargs -r -n 2 -P 2 sh -c "$cxx ${flags[*]} -c \"\$0\" -o \"\$1\""
-"$cxx" "${flags[@]}" -fsanitize=fuzzer "$root/tests/fuzz/trace_import_fuzzer.cpp" "$out"/objects/*.o -lfmt \
+"$cxx" "${flags[@]}" -fsanitize=fuzzer "$root/tests/fuzz/trace_import_fuzzer.cpp" "$out"/objects/*.o -lfmt -lz \
   -o "$out/trace_import_fuzzer"
 # Replay the regressions first, then fuzz from the seeds plus what earlier runs found.
 regressions=("$root"/tests/data/fuzz-regressions/*)

@@ -1,4 +1,5 @@
-// libFuzzer target: arbitrary bytes through the chrome-trace importer, the key-averages builder,
+// libFuzzer target: arbitrary bytes through the chrome-trace importer (gzip data through the
+// decompressor first), the key-averages builder,
 // its table/JSON/CSV, the GPU analysis, the kernel-name decoder (`--kernels`), flame graphs, memory
 // timelines, `--under`'s subtrees and the exporter. Bad input must end in workbook::TraceError, nothing else;
 // what the importer accepts must export and import again with the same number of events.

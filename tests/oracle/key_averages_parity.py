@@ -21,6 +21,7 @@ Exit 77 (skipped) without python3-torch.
 """
 import argparse
 import decimal
+import gzip
 import inspect
 import json
 import subprocess
@@ -55,7 +56,8 @@ def integer(value):
 
 
 def python_rows(path):
-    with open(path) as f:
+    # A .gz trace is read by Python's own gzip module: our decompressor is what is tested.
+    with (gzip.open(path, "rt") if str(path).endswith(".gz") else open(path)) as f:
         doc = json.load(f, parse_float=decimal.Decimal, parse_int=decimal.Decimal)
     raw = doc["traceEvents"] if isinstance(doc, dict) else doc
     threads = {}

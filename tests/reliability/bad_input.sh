@@ -127,8 +127,18 @@ printf '[{"ph": "X", "name": "\xe0\x80\xaf", "ts": 0, "dur": 1}]' >"$work/overlo
 expect "--limit" "$tool" "$work/ok.json" --limit 5abc
 expect "--limit" "$tool" "$work/ok.json" --limit 1e3
 expect "--limit" "$tool" "$work/ok.json" --limit -3
+gzip -c "$work/ok.json" | head -c 20 >"$work/cut.json.gz"
+expect "cut short" "$tool" "$work/cut.json.gz"
+{ gzip -c "$work/ok.json"; printf 'junk'; } >"$work/junk_after.json.gz"
+expect "not another gzip member" "$tool" "$work/junk_after.json.gz"
 gzip -c "$work/ok.json" >"$work/ok.json.gz"
-expect "gzip-compressed" "$tool" "$work/ok.json.gz"
+cp "$work/ok.json.gz" "$work/ok_copy.json.gz"
+expect "--out" "$tool" "$work/ok.json.gz" --out "$work/ok.json.gz"
+cmp -s "$work/ok.json.gz" "$work/ok_copy.json.gz" || { echo "FAIL: --out onto the input changed it"; failures=$((failures + 1)); }
+expect "no GPU kernels" "$tool" "$work/ok.json" --kernels --out "$work/never.json.gz"
+[ ! -e "$work/never.json.gz" ] || { echo "FAIL: --out was written for a trace rejected by --kernels"; failures=$((failures + 1)); }
+expect "--ranks takes only" "$tool" --ranks "$work/ok.json" "$work/ok.json" --out "$work/never.json"
+expect "--out needs a value" "$tool" "$work/ok.json" --out ""
 printf '%s' '{"traceEvents": [], "traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 1}]}' >"$work/two_arrays.json"
 expect 'two "traceEvents"' "$tool" "$work/two_arrays.json"
 printf '\xef\xbb\xbf\xef\xbb\xbf{}' >"$work/two_byte_order_marks.json"
@@ -212,7 +222,7 @@ expect "at least two ranks" "$tool" --ranks "$work/ok.json"
 expect "takes only --json and --svg" "$tool" --ranks "$work/ok.json" "$work/same.json" --gpu
 expect "no ProfilerStep#N" "$tool" --ranks "$work/ok.json" "$work/same.json"
 mkdir -p "$work/no_traces"
-expect "a folder without .json traces" "$tool" --ranks "$work/no_traces" "$work/ok.json"
+expect "a folder without .json or .json.gz traces" "$tool" --ranks "$work/no_traces" "$work/ok.json"
 expect "unexpected argument" "$tool" "$work/ok.json" "$work/same.json"
 expect "--svg needs a value" "$tool" "$work/ok.json" --svg ""
 expect "--under needs a value" "$tool" "$work/ok.json" --under ""

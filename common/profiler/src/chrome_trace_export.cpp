@@ -7,6 +7,7 @@
 
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/gzip.h"
 
 namespace workbook {
 namespace {
@@ -173,7 +174,8 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
 }
 
 void write_chrome_trace(const Profile& profile, const std::filesystem::path& path, const TraceOptions& options) {
-  write_file_atomically(path, to_chrome_trace(profile, options));
+  const std::string json = to_chrome_trace(profile, options);
+  write_file_atomically(path, path.extension() == ".gz" ? gzip_compress(json) : json);
 }
 
 }  // namespace workbook

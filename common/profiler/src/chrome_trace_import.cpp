@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "normalize.h"
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/format.h"
+#include "workbook/profiler/gzip.h"
 
 namespace workbook {
 namespace {
@@ -93,7 +95,7 @@ class TraceReader : detail::JsonCursor {
     switch (state_) {
       case State::start: {
         const char c = peek();
-        if (c == '\x1f') fail("gzip-compressed, not JSON: decompress it first (gunzip -k FILE)");
+        if (c == '\x1f') fail("gzip-compressed data inside the decompressed data: compressed twice?");
         if (c == '\xef' && !skipped_byte_order_mark_) {  // UTF-8's, which readers may ignore (RFC 8259, 8.1)
           skip_byte_order_mark();
           return true;
@@ -438,36 +440,100 @@ Profile finish(TraceReader& reader) {
 }  // namespace
 
 Profile parse_chrome_trace(std::string_view text, const std::string& source) {
+  if (starts_gzip(text)) {
+    std::string json;
+    try {
+      json = gzip_decompress(text, kMaxStreamBytes);
+    } catch (const GzipError& e) {
+      throw TraceError(fmt::format("{}: {}", source, e.what()));
+    }
+    TraceReader reader(source, json.size());
+    reader.feed(json.data(), json.data() + json.size(), true);
+    return finish(reader);
+  }
   TraceReader reader(source, text.size());
   reader.feed(text.data(), text.data() + text.size(), true);
   return finish(reader);
 }
+
+namespace {
+
+// Where a trace file's bytes come from: the file itself, or, for gzip data (known by its first
+// bytes, whatever the file's name), what it decompresses to. `first` is what was read to tell.
+class TraceBytes {
+ public:
+  TraceBytes(std::FILE* file, const std::string& path) : file_(file), path_(path) {
+    filled_ = std::fread(first_.data(), 1, first_.size(), file_);
+    check_error();
+    if (starts_gzip(std::string_view(first_.data(), filled_)))
+      gzip_ = std::make_unique<GzipReader>([this](char* into, std::size_t capacity) { return raw(into, capacity); });
+  }
+  bool compressed() const { return gzip_ != nullptr; }
+  /// Up to `capacity` bytes of JSON; 0 at the end.
+  std::size_t read(char* into, std::size_t capacity) {
+    if (!gzip_) return raw(into, capacity);
+    try {
+      return gzip_->read(into, capacity);
+    } catch (const GzipError& e) {
+      throw TraceError(fmt::format("{}: {}", path_, e.what()));
+    }
+  }
+
+ private:
+  // The file's own bytes: first those read to tell gzip from JSON, then the rest.
+  std::size_t raw(char* into, std::size_t capacity) {
+    if (offset_ < filled_) {
+      const std::size_t n = std::min(capacity, filled_ - offset_);
+      std::memcpy(into, first_.data() + offset_, n);
+      offset_ += n;
+      return n;
+    }
+    const std::size_t got = std::fread(into, 1, capacity, file_);
+    check_error();
+    return got;
+  }
+  void check_error() const {
+    if (std::ferror(file_)) throw TraceError(fmt::format("{}: read error ({})", path_, std::strerror(errno)));
+  }
+
+  std::FILE* file_;
+  std::string path_;
+  std::array<char, 2> first_{};
+  std::size_t filled_ = 0, offset_ = 0;
+  std::unique_ptr<GzipReader> gzip_;
+};
+
+}  // namespace
 
 Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw TraceError(fmt::format("{}: cannot open ({})", path.string(), std::strerror(errno)));
-  // A pipe or a device has no size: it is read as a stream, up to a limit.
+  TraceBytes bytes(file.get(), path.string());
+  // A pipe or a device has no size, and gzip data none until it is read: each is read as a
+  // stream, up to a limit (a small .gz file can expand a thousandfold).
   const bool regular = std::filesystem::is_regular_file(path, error);
   const std::uintmax_t size = regular ? std::filesystem::file_size(path, error) : 0;
-  TraceReader reader(path.string(), error ? 0 : std::size_t(size));
+  const bool limited = !regular || bytes.compressed();
+  // A Kineto trace compresses about tenfold: the hint reserves for that much JSON.
+  TraceReader reader(path.string(), error ? 0 : std::size_t(size) * (bytes.compressed() ? 10 : 1));
   std::uint64_t total = 0;
   // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
   std::vector<char> buffer(std::size_t(4) << 20);
   std::size_t filled = 0;
   bool any = false;
   for (;;) {
-    const std::size_t got = std::fread(buffer.data() + filled, 1, buffer.size() - filled, file.get());
-    if (got == 0 && std::ferror(file.get()))
-      throw TraceError(fmt::format("{}: read error ({})", path.string(), std::strerror(errno)));
+    const std::size_t got = bytes.read(buffer.data() + filled, buffer.size() - filled);
     filled += got;
     total += got;
-    if (!regular && total > max_stream_bytes)
-      throw TraceError(fmt::format("{}: a stream longer than {}: stopped reading (is it endless?)", path.string(),
-                                   format_memory(std::int64_t(max_stream_bytes))));
+    if (limited && total > max_stream_bytes)
+      throw TraceError(fmt::format("{}: {} longer than {}: stopped reading ({})", path.string(),
+                                   bytes.compressed() ? "gzip data that decompresses to" : "a stream",
+                                   format_memory(std::int64_t(max_stream_bytes)),
+                                   bytes.compressed() ? "a trace that large is read uncompressed" : "is it endless?"));
     any = any || filled > 0;
-    const bool last = got == 0 || std::feof(file.get());
+    const bool last = got == 0;
     if (!any && last) throw TraceError(fmt::format("{}: empty file", path.string()));
     const std::size_t used = reader.feed(buffer.data(), buffer.data() + filled, last).consumed;
     if (last) break;
@@ -476,8 +542,8 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
     // One item longer than the buffer: grow it, for a stream never past its limit (plus a block to
     // notice the excess), so that an endless item fails at the limit, not at twice it.
     if (filled == buffer.size())
-      buffer.resize(regular ? buffer.size() * 2
-                            : std::size_t(std::min<std::uint64_t>(buffer.size() * 2, max_stream_bytes + (4 << 20))));
+      buffer.resize(!limited ? buffer.size() * 2
+                             : std::size_t(std::min<std::uint64_t>(buffer.size() * 2, max_stream_bytes + (4 << 20))));
   }
   return finish(reader);
 }

@@ -34,19 +34,23 @@ struct TraceOptions {
 /// events linking each launch to its kernel.
 std::string to_chrome_trace(const Profile& profile, const TraceOptions& options = {});
 
-/// Writes `to_chrome_trace` to `path` atomically (temporary file, then rename).
+/// Writes `to_chrome_trace` to `path` atomically (temporary file, then rename), gzip-compressed
+/// when `path` ends in `.gz`.
 void write_chrome_trace(const Profile& profile, const std::filesystem::path& path, const TraceOptions& options = {});
 
-/// Parses trace JSON into a Profile; `source` names it in errors. Throws TraceError.
+/// Parses trace JSON into a Profile, or gzip data holding it (decompressed up to kMaxStreamBytes);
+/// `source` names it in errors. Throws TraceError.
 Profile parse_chrome_trace(std::string_view json, const std::string& source = "trace");
 
-/// How much of a pipe or device `load_chrome_trace` reads before it gives up (a stream that never
-/// ends); a regular file is read whole, whatever its size.
+/// How much of a pipe or device, or of what gzip data decompresses to, `load_chrome_trace` reads
+/// before it gives up (a stream that never ends, a small file that expands a thousandfold); a
+/// regular uncompressed file is read whole, whatever its size.
 /// (Its events take about 2.5 times its size in memory.)
 inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t(2) << 30;
 
-/// Reads and parses a trace file, a pipe (`<(zcat t.json.gz)`) or a device as a stream, in blocks.
-/// Throws TraceError naming the file, also when a stream passes `max_stream_bytes`.
+/// Reads and parses a trace file, a pipe or a device as a stream, in blocks; gzip data (Kineto's
+/// `.pt.trace.json.gz`, known by its first bytes) is decompressed as it is read. Throws TraceError
+/// naming the file, also when a stream or decompressed data passes `max_stream_bytes`.
 Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes = kMaxStreamBytes);
 
 }  // namespace workbook
