@@ -1,10 +1,10 @@
-// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]
-// [--out OUT]`,
+// `./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--advise]
+// [--svg OUT] [--out OUT]`,
 // `./workbook trace --ranks FILE... | DIR [--json] [--svg OUT]`:
 // the statistics table of any chrome trace (ours, Kineto's save(), Python's export_chrome_trace), or
 // with --gpu where the GPU's time went (busy and idle per device and stream, kernels, the launch
 // queue, a verdict per step); --kernels lists the kernels by time with what each name says;
-// --svg also writes the per-step utilisation figure; --out writes the trace read (after --under) again,
+// --advise runs the articles' cheat sheet on it; --svg also writes the per-step utilisation figure; --out writes the trace read (after --under) again,
 // gzip-compressed when its name ends in .gz.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "workbook/profiler/advisor.h"
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/format.h"
@@ -145,8 +146,8 @@ int print_ranks(const std::vector<std::string>& arguments, bool json, const std:
 }
 
 constexpr const char* kUsage =
-    "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]\n"
-    "                            [--out OUT]\n"
+    "usage: workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--advise]\n"
+    "                            [--svg OUT] [--out OUT]\n"
     "       workbook trace --ranks FILE FILE... | DIR [--json] [--svg OUT]\n"
     "\n"
     "Reads a Chrome trace (a lesson's, Python's torch.profiler's or Kineto's; .json, or gzip-compressed\n"
@@ -159,6 +160,8 @@ constexpr const char* kUsage =
     "  --json         the rows as JSON instead of a table\n"
     "  --gpu          the GPU view: busy and idle time per device, stream and step, the launch queue\n"
     "  --kernels      the kernels by time, each name decoded where its family is known\n"
+    "  --advise       the articles' cheat sheet as rules (\"if you see this, it usually means that\"): each\n"
+    "                 finding with its evidence and the rule's threshold, then the rules that stayed silent\n"
     "  --svg OUT      also draw the timeline as an SVG (a new or regular, writable file)\n"
     "  --out OUT      also write the trace read (after --under) as Kineto-style JSON, gzip-compressed\n"
     "                 when OUT ends in .gz: a subtree cut out, or a trace compressed\n"
@@ -172,7 +175,7 @@ constexpr const char* kUsage =
 int main(int argc, char** argv) {
   std::string file, sort_by = "cpu_time_total", under, svg, out;
   int limit = 30;
-  bool json = false, gpu = false, kernels = false, ranks = false;
+  bool json = false, gpu = false, kernels = false, ranks = false, advise = false;
   std::vector<std::string> rank_arguments;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -186,6 +189,8 @@ int main(int argc, char** argv) {
       gpu = true;
     } else if (arg == "--kernels") {
       kernels = true;
+    } else if (arg == "--advise") {
+      advise = true;
     } else if (arg == "--ranks") {
       ranks = true;
     } else if ((arg == "--sort" || arg == "--limit" || arg == "--under" || arg == "--svg" || arg == "--out") &&
@@ -215,7 +220,7 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "workbook trace: unexpected argument '{}' (usage: trace FILE [--sort KEY] [--limit N] [--under NAME] "
-                 "[--json] [--gpu] [--kernels] [--svg OUT] [--out OUT])\n",
+                 "[--json] [--gpu] [--kernels] [--advise] [--svg OUT] [--out OUT])\n",
                  workbook::printable(arg));
       return 2;
     }
@@ -223,14 +228,14 @@ int main(int argc, char** argv) {
   if (file.empty()) {
     fmt::print(stderr,
                "workbook trace: usage: trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] "
-               "[--svg OUT] [--out OUT]\n");
+               "[--advise] [--svg OUT] [--out OUT]\n");
     return 2;
   }
   if (ranks) {
     const bool other_flag = std::any_of(argv + 1, argv + argc, [](const char* a) {
       const std::string flag = a;
       return flag == "--sort" || flag == "--limit" || flag == "--under" || flag == "--gpu" || flag == "--kernels" ||
-             flag == "--out";
+             flag == "--out" || flag == "--advise";
     });
     if (other_flag) {
       fmt::print(stderr,
@@ -257,8 +262,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (kernels && gpu) {
-    fmt::print(stderr, "workbook trace: --kernels and --gpu are two views of the GPU: give one\n");
+  if (int(kernels) + int(gpu) + int(advise) > 1) {
+    fmt::print(stderr, "workbook trace: --kernels, --gpu and --advise are three views of a trace: give one\n");
     return 2;
   }
   for (const auto& [flag, value] : {std::pair{"--svg", &svg}, {"--out", &out}}) {
@@ -305,6 +310,13 @@ int main(int argc, char** argv) {
       return stdout_written();
     }
     write_out();
+    if (advise) {
+      const std::vector<workbook::Advice> advice = workbook::advise(profile);
+      if (!svg.empty())
+        workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(workbook::analyze_gpu(profile), file));
+      fmt::print("{}", json ? workbook::advice_json(advice) : workbook::format_advice(advice));
+      return stdout_written();
+    }
     if (gpu || !svg.empty()) {
       const workbook::GpuAnalysis analysis = workbook::analyze_gpu(profile);
       if (!svg.empty()) workbook::write_file_atomically(svg, workbook::gpu_utilisation_svg(analysis, file));

@@ -149,7 +149,9 @@ expect "unknown sort key 'bogus'" "$tool" "$work/ok.json" --sort bogus --gpu
 expect "unknown sort key 'bogus'" "$tool" "$work/empty.json" --sort bogus
 expect "no complete events" "$tool" "$work/empty.json"
 expect "no GPU kernels" "$tool" "$work/ok.json" --kernels
-expect "two views" "$tool" "$work/ok.json" --kernels --gpu
+expect "three views" "$tool" "$work/ok.json" --kernels --gpu
+expect "three views" "$tool" "$work/ok.json" --advise --gpu
+expect "--ranks takes only" "$tool" --ranks "$work/ok.json" "$work/ok.json" --advise
 expect "no complete events" "$tool" "$work/metadata_only.json"
 expect "empty file" "$tool" /dev/stdin
 expect "not valid JSON" "$tool" /dev/zero
