@@ -25,6 +25,8 @@ int run_suite(const Context& c, const Arguments& a);
 int run_doctor(const Context& c, const Arguments& a);
 int run_bench(const Context& c, const Arguments& a);
 int run_trace(const Context& c, const Arguments& a);
+/// `report FILE... -o OUT.html`: builds and execs workbook_report.
+int run_report(const Context& c, const Arguments& a);
 int build_docs(const Context& c, const Arguments& a);
 int run_fuzzer(const Context& c, const Arguments& a);
 

@@ -56,7 +56,8 @@ const std::vector<Command>& commands() {
        runner::run_bench,
        "performance figures against their goals (table + build/bench.json)"},
       {{"trace",
-        "trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--svg OUT]",
+        "trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--advise] [--svg OUT] "
+        "[--out OUT]",
         "a trace file",
         1,
         0,
@@ -64,7 +65,11 @@ const std::vector<Command>& commands() {
         false,
         true},
        runner::run_trace,
-       "the statistics table of any chrome trace (--gpu: where a GPU's time went; --kernels: its kernels, decoded)"},
+       "the statistics table of any chrome trace or .json.gz (--gpu: where a GPU's time went; --kernels: its "
+       "kernels, decoded; --advise: the articles' cheat sheet on it)"},
+      {{"report", "report FILE... -o OUT.html [--title TEXT]", "trace files", 1, 0, {}, false, true},
+       runner::run_report,
+       "one self-contained HTML page summarising traces: steps, operators, kernels, memory, flame graph, advice"},
       {{"docs", "docs", "no arguments", 0, 0, {}}, runner::build_docs, "the documentation site"},
       {{"fuzz", "fuzz [SECONDS]", "a number of SECONDS", 0, 1, {}},
        runner::run_fuzzer,

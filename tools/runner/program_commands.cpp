@@ -149,9 +149,18 @@ int run_bench(const Context& c, const Arguments& a) {
 int run_trace(const Context& c, const Arguments& a) {
   if (a.words.empty())
     throw UsageError(
-        "usage: ./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--svg OUT]");
+        "usage: ./workbook trace FILE [--sort KEY] [--limit N] [--under NAME] [--json] [--gpu] [--kernels] [--advise] "
+        "[--svg OUT] [--out OUT]");
   if (!c.builder.build({"workbook_trace"})) return 1;
   std::vector<std::string> argv{c.builder.program("tools/workbook_trace").string()};
+  argv.insert(argv.end(), a.words.begin(), a.words.end());
+  exec_process(argv);
+}
+
+int run_report(const Context& c, const Arguments& a) {
+  if (a.words.empty()) throw UsageError("usage: ./workbook report FILE... -o OUT.html [--title TEXT]");
+  if (!c.builder.build({"workbook_report"})) return 1;
+  std::vector<std::string> argv{c.builder.program("tools/workbook_report").string()};
   argv.insert(argv.end(), a.words.begin(), a.words.end());
   exec_process(argv);
 }

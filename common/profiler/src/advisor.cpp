@@ -214,9 +214,10 @@ std::optional<Advice> kernel_time_varies(const Profile& profile) {
     const auto launch = profile.parent(id);
     if (!steps.empty() && launch) {
       const std::int64_t at = profile[*launch].start_ns;
-      const auto step = std::find_if(steps.begin(), steps.end(),
-                                     [&](EventId s) { return profile[s].start_ns <= at && at < profile[s].end_ns; });
-      if (step == steps.end()) continue;
+      // The last step starting at or before the launch (steps come in start order), if it holds it.
+      auto step = std::upper_bound(steps.begin(), steps.end(), at,
+                                   [&](std::int64_t t, EventId s) { return t < profile[s].start_ns; });
+      if (step == steps.begin() || at >= profile[*--step].end_ns) continue;
       const int nth = seen_in_step[{std::size_t(step - steps.begin()), profile[id].name, op}]++;
       times[{profile[id].name, op + fmt::format("#{}", nth)}].push_back(us(profile[id].duration_ns()));
     } else if (op.find('[') != std::string::npos) {
