@@ -96,7 +96,8 @@ json overview(const Profile& profile, const GpuAnalysis& gpu) {
   }
   rows.push_back(
       overview_row("whole trace", first, last, covered_within(merged, first, last), has_gpu ? &gpu.devices : nullptr));
-  return {{"rows", rows}, {"has_gpu", has_gpu}, {"steps_not_listed", steps.size() - std::min(steps.size(), kStepsListed)}};
+  return {
+      {"rows", rows}, {"has_gpu", has_gpu}, {"steps_not_listed", steps.size() - std::min(steps.size(), kStepsListed)}};
 }
 
 json kernels(const GpuAnalysis& gpu) {
