@@ -20,8 +20,10 @@ struct ShapeCost {
                              ///< memory records are not CPU time)
 };
 
-/// Among the profile's operators (not regions: ProfilerStep#N and your own labels have self time
-/// too, but they are not ops), the one whose calls with one list of input shapes have the most
+/// Among the profile's operators (every host event that is not a region, as the rows of Python's
+/// table: ATen ops, and in a GPU trace runtime calls such as cudaLaunchKernel; not regions:
+/// ProfilerStep#N and your own labels have self time too, but they are not ops; not device work or
+/// memory records), the one whose calls with one list of input shapes have the most
 /// self CPU time together. Lesson 10 printed a table grouped by shape but sorted by total time;
 /// this asks a different question. Throws std::invalid_argument when the profile has no operator.
 ShapeCost most_expensive_shape(const workbook::Profile& profile);

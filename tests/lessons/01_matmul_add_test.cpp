@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "01_matmul_add.h"
+#include "op_inputs_observer.h"
 #include "region_observer.h"
 #include "workbook/lesson/timing.h"
 #include "workbook/profiler/chrome_trace.h"
@@ -171,6 +172,24 @@ TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not
     CAPTURE(c.first_gap_us);
     CAPTURE(c.median_other_gap_us);
     CHECK(c.first_gap_us >= 1000);  // the test's premise: the delay lands inside the gap
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("each step computes add(matmul(x, w), b): the whole bias, added once, with alpha 1") {
+  // What the profile cannot show: the values the add was given. A scalar taken from b, or b scaled
+  // by alpha, runs the same ops.
+  torch::manual_seed(2);
+  const torch::Tensor x = torch::randn({24, 32}), w = torch::randn({32, 16}), b = torch::randn({16});
+  const auto dir = fresh_dir("inputs");
+  testing::OpInputsObserver adds("aten::add");
+  (void)exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 1, 2), dir);
+  const auto calls = adds.calls();
+  REQUIRE(calls.size() >= 2);
+  for (const auto& call : calls) {
+    CHECK(testing::all_close(call.self, torch::matmul(x, w)));
+    CHECK(testing::all_close(call.other, b));
+    CHECK(call.alpha == 1.0);
   }
   std::filesystem::remove_all(dir);
 }

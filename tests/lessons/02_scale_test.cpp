@@ -162,3 +162,13 @@ TEST_CASE("every point counts, in any order: sizes past the third move the fit, 
   CHECK(a.fixed_us == doctest::Approx(b.fixed_us).epsilon(1e-9));
   CHECK(a.fixed_us == doctest::Approx(9.26).epsilon(0.01));
 }
+
+TEST_CASE("the crossover follows busy_fraction, also for a fit with a negative fixed cost") {
+  // A fit may return a negative intercept (the header keeps it as is). At n = 1 and 2 the model's
+  // step is below zero, so busy_fraction is 0 there; from n = 4 on the step is positive and the
+  // growing part is more than half of it. Comparing the growing part with the fixed cost instead
+  // would answer 1.
+  const exercises::StepModel negative_fixed{-1.0, 0.1, 1e-4};
+  CHECK(negative_fixed.busy_fraction(1) == 0.0);
+  CHECK(exercises::predicted_crossover(negative_fixed, 1, 4096) == 4);
+}

@@ -124,3 +124,20 @@ TEST_CASE("the 3-D result is a view of the GEMM's output, not a copy of it") {
   CHECK(y.storage().nbytes() == std::size_t(B * S * N) * sizeof(float));
   CHECK(y.storage_offset() == 0);
 }
+
+TEST_CASE("a batch of one and a sequence of one take the same path: one addmm, no separate add") {
+  torch::manual_seed(14);
+  const torch::Tensor w = torch::randn({N, D}), b = torch::randn({N});
+  for (const auto& shape : {std::vector<std::int64_t>{1, S, D}, {B, 1, D}, {1, 1, D}}) {
+    CAPTURE(shape);
+    const torch::Tensor x = torch::randn(shape);
+    CHECK(testing::all_close(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b)));
+    const auto p = testing::record_forwards("forward", [&] { exercises::linear_3d(x, w, b); });
+    for (auto r : p.find("forward")) {
+      CHECK(count_in(p, r, "aten::addmm") == 1);
+      CHECK(count_in(p, r, "aten::add") == 0);
+      CHECK(count_in(p, r, "aten::add_") == 0);
+      CHECK(count_in(p, r, "aten::matmul") == 0);
+    }
+  }
+}

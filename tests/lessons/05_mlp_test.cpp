@@ -240,3 +240,20 @@ TEST_CASE("a stage counts only inside a forward, even when a step region holds i
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
 }
+
+TEST_CASE("a forward's stages are the regions beneath it, not any region of that name during it") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // Thread 1 runs the forward; meanwhile thread 2 runs a gate_proj of its own (a data loader's
+  // model, another request): inside the forward's time, but not beneath it.
+  const workbook::Profile p(
+      {make_event("mlp_forward", 0, 100000, region, 1), make_event("gate_proj", 0, 30000, region, 1),
+       make_event("aten::mm", 5000, 25000, Category::cpu_op, 1), make_event("up_proj", 30000, 60000, region, 1),
+       make_event("act_mul", 60000, 70000, region, 1), make_event("down_proj", 70000, 100000, region, 1),
+       make_event("gate_proj", 10000, 20000, region, 2), make_event("aten::mm", 12000, 20000, Category::cpu_op, 2)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(30));
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+}

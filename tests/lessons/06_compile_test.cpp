@@ -185,3 +185,23 @@ TEST_CASE("every weight is guarded: replacing gate or up recompiles, as replacin
   CHECK(same(compiled.forward(x), m.eager(x)));
   CHECK(compiled.entries() == 3);
 }
+
+TEST_CASE("a batch of one is compiled too: one entry, the fused kernel, no aten::t per call") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({1, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  workbook::Session session;
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor y = compiled.forward(x);
+    session.step();
+  }
+  const auto p = session.finish();
+  CHECK(p.count("aten::mm") == 9);
+  CHECK(p.count("workbook::fused_gelu_mul") == 3);
+  CHECK(p.count("aten::t") == 0);
+  CHECK(p.count("aten::gelu") == 0);
+  CHECK(compiled.entries() == 1);
+  CHECK(compiled.eager_fallbacks() == 0);
+}

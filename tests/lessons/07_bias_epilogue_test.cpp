@@ -114,3 +114,20 @@ TEST_CASE("apply_epilogue itself adds the residual: the GPU kernel calls it, not
             doctest::Approx(std::max(1.0f + bias[std::size_t(col)], 0.0f) + residual[std::size_t(row * 5 + col)]));
     }
 }
+
+TEST_CASE("the residual pointer says whether there is one: a one-row residual may have stride 0") {
+  const std::vector<float> bias{0.5f, -1.0f, 2.0f};
+  const std::vector<float> row{10.0f, 20.0f, 30.0f};
+  // One row broadcast down the columns' rows by a stride of 0: still a residual, added.
+  const BiasEpilogue one_row{bias.data(), Activation::none, row.data(), 0};
+  for (int r = 0; r < 3; ++r)
+    for (int col = 0; col < 3; ++col) {
+      CAPTURE(r);
+      CAPTURE(col);
+      CHECK(exercises::apply_epilogue(1.0f, r, col, one_row) ==
+            doctest::Approx(1.0f + bias[std::size_t(col)] + row[std::size_t(col)]));
+    }
+  // No residual, whatever the stride says: nothing is read or added.
+  const BiasEpilogue none{bias.data(), Activation::none, nullptr, 5};
+  CHECK(exercises::apply_epilogue(1.0f, 2, 1, none) == doctest::Approx(1.0f + bias[1]));
+}

@@ -206,3 +206,17 @@ TEST_CASE("the warm-up step is the first call, and every recorded step holds a w
     CHECK((parent && p[*parent].name == "forward"));
   }
 }
+
+TEST_CASE("the dominant phase is the mean over the recorded steps, not the last step's") {
+  // Only the last recorded forward is slow (call 0 is the warm-up, calls 1 to 4 are recorded):
+  // 40 ms once against a 15 ms backward every step. The last step alone says forward; the mean
+  // over four says backward.
+  int forward_calls = 0;
+  auto slow_last_forward = [&forward_calls] {
+    if (forward_calls++ == 4) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  };
+  auto wait_ms = [](int ms) { return [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }; };
+  const exercises::TrainingStep last_step_slow{[] {}, slow_last_forward, [] {}, wait_ms(15), [] {}};
+  const auto report = exercises::profile_training(last_step_slow, 4);
+  CHECK(report.dominant == most_time_by_total(report.profile));
+}

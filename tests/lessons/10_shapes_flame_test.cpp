@@ -201,3 +201,12 @@ TEST_CASE("on a real mixed workload the large GEMM is found, with its share") {
   // Its share of the self time of all events, as Python's key_averages() adds it up.
   CHECK(c.share == doctest::Approx(c.self_us / workbook::KeyAverages(p).self_cpu_total_us()));
 }
+
+TEST_CASE("a runtime call is an operator as Python's table lists it: it can be the answer") {
+  // A GPU trace's host side: a launch call (30 us) that took longer than the op before it (10 us).
+  workbook::Event launch = make_event("cudaLaunchKernel", 20000, 50000, Category::runtime);
+  const workbook::Profile p({op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), launch});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "cudaLaunchKernel");
+  CHECK(c.self_us == doctest::Approx(30));
+}

@@ -127,10 +127,12 @@ TEST_CASE("large scores stay finite: exponentials are taken against the running 
 }
 
 TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one block of scores") {
-  // One head of 1024: a [seq, seq] tensor of any dtype, even a bool mask, is past one block's floats.
+  // One head: a [seq, seq] tensor of any dtype, even a bool mask, is past one block's floats.
   // Two block sizes: the block is the caller's, not a tile size of the solution's own.
-  const std::int64_t batch = 1, heads = 1, seq = 1024, head_dim = 32;
-  for (const std::int64_t block : {64, 16}) {
+  // A short sequence too: the rule holds at every length, not only past some size.
+  const std::int64_t batch = 1, heads = 1, head_dim = 32;
+  for (const auto& [seq, block] : {std::pair<std::int64_t, std::int64_t>{1024, 64}, {1024, 16}, {100, 16}}) {
+    CAPTURE(seq);
     CAPTURE(block);
     const CallMemory m = record_call(random_qkv(batch, heads, seq, head_dim), block);
     const std::int64_t block_bytes = 4 * batch * heads * seq * std::max(block, head_dim);

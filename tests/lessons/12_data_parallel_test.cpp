@@ -282,6 +282,12 @@ TEST_CASE("the constructor rejects a bucket limit below one byte and a parameter
   std::vector<torch::Tensor> parameters = model->parameters();
   parameters.push_back(torch::zeros({3}));  // requires no gradient: backward never produces one
   CHECK_THROWS_AS(exercises::OverlappedAllreduce(parameters, *one.group, kOneWeightPerBucket), std::invalid_argument);
+  // Refused before anything was set up: no hook of the refused object is left on the model's
+  // parameters (it would call into an object that no longer exists).
+  const Batch b = whole_batch();
+  workbook::Session session;
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  CHECK(session.finish().find("c10d::allreduce_").empty());
 }
 
 TEST_CASE("finish() without a new backward is refused") {
