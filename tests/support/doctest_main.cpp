@@ -16,6 +16,12 @@
 
 namespace {
 
+// The check binary's own path, for the command that shows where it crashed.
+std::string& program_path() {
+  static std::string path = "THE_CHECK_BINARY";
+  return path;
+}
+
 // A LibTorch error's first line says what and where; the c10 backtrace below it is for the log.
 std::string first_line(const std::string& text) {
   const auto end = text.find('\n');
@@ -29,6 +35,7 @@ struct LearnerReporter : doctest::IReporter {
   const doctest::TestCaseData* current = nullptr;
   int failed_checks = 0, failed_cases = 0, cases = 0, shown = 0;
   bool case_failed = false;
+  bool crashed = false;  // a check crashed: the ones after it never ran
 
   explicit LearnerReporter(const doctest::ContextOptions& options) : out(*options.cout) {
     const char* n = std::getenv("WORKBOOK_EXERCISE");
@@ -45,6 +52,14 @@ struct LearnerReporter : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {
+    if (crashed) {
+      out << "\n"
+          << failed_cases << " of the " << cases
+          << " checks that ran fail, and the checks after the crash did not run. Stuck? ./workbook hint " << exercise
+          << " shows the next hint.\n"
+          << std::flush;
+      return;
+    }
     if (failed_cases == 0) {
       out << "all " << cases << " checks of exercise " << exercise << " pass\n";
       return;
@@ -66,11 +81,18 @@ struct LearnerReporter : doctest::IReporter {
     header();
     if (e.is_crash) {
       // The process ends after this (doctest re-raises the signal): flush, or the buffered lines
-      // of this report are lost.
-      out << "  crashed: " << e.error_string.c_str()
-          << " (what crashed is named just above, e.g. UBSan's \"runtime error: signed integer overflow\" with "
-             "its file and line)\n"
-          << std::flush;
+      // of this report are lost; and no summary follows, so say here that the rest did not run.
+      crashed = true;
+      const std::string what = e.error_string.c_str();
+      out << "  crashed: " << what << "\n";
+      if (what.find("SIGABRT") != std::string::npos)
+        out << "  what stopped it is named just above: UBSan's \"runtime error: ...\" with its file and line, or "
+               "a failed assertion\n";
+      else
+        out << "  an invalid memory access (a dangling pointer or reference, an index past the end) or another "
+               "signal; for its line: gdb -batch -ex run -ex bt --args "
+            << program_path() << "\n";
+      out << "  the checks after this one did not run\n" << std::flush;
       return;
     }
     out << "  stopped: " << first_line(e.error_string.c_str()) << "\n";
@@ -89,7 +111,9 @@ struct LearnerReporter : doctest::IReporter {
     for (int i = 0; i < doctest::IReporter::get_num_active_contexts(); ++i) {
       std::ostringstream context;
       doctest::IReporter::get_active_contexts()[i]->stringify(&context);
-      out << "  for " << context.str() << "\n";
+      // CAPTURE(x) reads "x := 3": the case it was checking; an INFO is a sentence of its own.
+      const std::string text = context.str();
+      out << (text.find(" := ") != std::string::npos ? "  for " : "  note: ") << text << "\n";
     }
     // CHECK_FALSE(x) wants x to be false: say so, or "wanted: x" reads as its opposite.
     if (a.m_at & doctest::assertType::is_false)
@@ -125,6 +149,7 @@ REGISTER_REPORTER("learner", 1, LearnerReporter);
 
 int main(int argc, char** argv) {
   doctest::Context context;
+  if (argc > 0) program_path() = argv[0];
   if (std::getenv("WORKBOOK_EXERCISE")) context.setOption("reporters", "learner");
   // The sanitizer leg's test preset leaves out the suites whose checks compare timings.
   if (const char* excluded = std::getenv("WORKBOOK_TEST_SUITE_EXCLUDE"))
