@@ -26,7 +26,8 @@ class CompiledGegluMlp {
  public:
   CompiledGegluMlp(torch::nn::Linear gate, torch::nn::Linear up, torch::nn::Linear down,
                    workbook::CacheOptions options = {});
-  /// The MLP's output, equal to the eager forward's (1e-4).
+  /// The MLP's output for `x` of shape [batch, in_features] (2-D: the three aten::mm take
+  /// matrices), equal to the eager forward's (1e-4).
   torch::Tensor forward(const torch::Tensor& x);
   /// Specialisations compiled so far.
   std::size_t entries() const;

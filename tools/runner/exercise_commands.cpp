@@ -106,7 +106,10 @@ int check_lesson(const Context& c, const Lesson& l) {
     return 0;
   }
   set_done(c, l, false);
-  fmt::print("\nexercise {} is not done yet: fix the failing checks above.\n", l.number);
+  // The CPU checks may all have passed while the GPU part failed (nvcc's build, or a GPU check):
+  // the line says which.
+  fmt::print("\nexercise {} is not done yet: {}\n", l.number,
+             status != 0 ? "fix the failing checks above." : "its CPU checks pass; fix what the GPU part says above.");
   print_hint_pointer(c, l);
   return 1;
 }
