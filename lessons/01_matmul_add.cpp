@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "workbook/findings/01_matmul_add.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -125,7 +126,9 @@ StepGaps measure_the_gap_before_matmul(const Profile& profile) {
 }
 
 void tell_whether_the_first_step_was_cold(const std::vector<double>& gaps) {
-  const bool cold = findings01::first_step_was_cold(gaps).holds;
+  const Finding cold_start = findings01::first_step_was_cold(gaps);
+  answer("first_step_cold", cold_start);  // the learner's prediction is scored against it
+  const bool cold = cold_start.holds;
   narrate(std::string(cold ? "Here the first recorded step paid for a cold start: "
                            : "Here the first recorded step's gap was not much larger than the later ones. A cold "
                              "start shows up in the first recorded step: ") +
@@ -179,6 +182,8 @@ int run(const LessonOptions& opt) {
   const ScheduledRun recorded = profile_the_schedule(opt, work);
   // The first recorded step as a tree: ProfilerStep#N -> matmul_add -> aten::matmul -> aten::mm.
   show_the_chain(opt, recorded);
+  const std::size_t ops = findings01::ops_directly_inside(recorded.profile, "matmul_add");
+  answer("ops_in_region", std::to_string(ops), fmt::format("{} ops directly inside the first matmul_add", ops));
   // The statistics table, self vs total time, and the trace, table and timeline files.
   write_the_table_and_traces(opt, recorded.profile);
   // Each recorded step's total and self time and how long matmul_add waited for aten::matmul.

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "workbook/findings/03_linear_t.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/machine.h"
@@ -68,6 +69,8 @@ void show_one_forward(const LessonOptions& opt, const Profile& profile, std::int
           "3-D input shows aten::t, then aten::matmul beside it (beneath that aten::reshape, aten::mm, "
           "aten::_unsafe_view).");
   for (const Finding& f : {findings03::linear_is_one_addmm(profile), findings03::bias_inside_addmm(profile)}) claim(f);
+  const Finding one_addmm = findings03::linear_is_one_addmm(profile);
+  answer("linear_op", one_addmm.holds ? "no" : "yes", one_addmm.evidence);
 }
 
 // Step 2: W and W.t() side by side: same data, swapped strides.
@@ -111,6 +114,8 @@ void compare_with_a_large_linear(const LessonOptions& opt, torch::nn::Linear& li
   for (const Finding& f :
        {findings03::t_runs_only_views(profile), findings03::contiguous_copies_the_weight(profile, weight_bytes)})
     claim(f);
+  const Finding views = findings03::t_runs_only_views(profile);
+  answer("t_allocates", views.holds ? "no" : "yes", views.evidence);
 }
 
 int run(const LessonOptions& opt, std::int64_t in, std::int64_t out, std::int64_t batch, std::int64_t large) {

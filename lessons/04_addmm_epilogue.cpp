@@ -13,6 +13,7 @@
 #include <map>
 
 #include "workbook/findings/04_addmm_epilogue.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -116,9 +117,12 @@ void show_where_the_bias_goes(const LessonOptions& opt, const Forwards& forwards
   for (const Finding& f :
        {findings04::bias_inside_the_op(profile), findings04::one_more_output_buffer(profile, out_bytes)})
     claim(f);
+  const Finding inside = findings04::bias_inside_the_op(profile);
+  answer("fused_runs_add", inside.holds ? "no" : "yes", inside.evidence);
   if (!opt.device.is_cuda()) {
     const Finding copied = findings04::bias_copied_into_output(profile);
     claim(copied);
+    answer("bias_copied", copied);
   }
 }
 

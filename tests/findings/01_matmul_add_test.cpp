@@ -40,3 +40,21 @@ TEST_CASE("a cold first step: shown when its gap is over twice the later median,
   CHECK(warm.evidence == "gap before aten::matmul: first recorded step 1.0 us, median of the later ones 0.6 us");
   CHECK_FALSE(f01::first_step_was_cold({5.0}).holds);
 }
+
+TEST_CASE("ops directly inside a region: its operator children, not their children, not memory records") {
+  using testing::make_event;
+  using workbook::Category;
+  // matmul_add holds aten::matmul (with aten::mm beneath it), aten::add and a memory record.
+  workbook::Event alloc = make_event("[memory]", 22000, 22000, Category::memory);
+  alloc.bytes = 64;
+  const workbook::Profile lesson({make_event("matmul_add", 0, 100000, Category::user_annotation),
+                                  make_event("aten::matmul", 10000, 60000), make_event("aten::mm", 20000, 55000), alloc,
+                                  make_event("aten::add", 60000, 90000)});
+  CHECK(workbook::findings01::ops_directly_inside(lesson, "matmul_add") == 2);
+  // Counter-example: an extra op beside them (a copy of the bias) makes three.
+  const workbook::Profile three({make_event("matmul_add", 0, 100000, Category::user_annotation),
+                                 make_event("aten::clone", 1000, 9000), make_event("aten::matmul", 10000, 60000),
+                                 make_event("aten::mm", 20000, 55000), make_event("aten::add", 60000, 90000)});
+  CHECK(workbook::findings01::ops_directly_inside(three, "matmul_add") == 3);
+  CHECK_THROWS_AS(workbook::findings01::ops_directly_inside(three, "missing"), std::invalid_argument);
+}

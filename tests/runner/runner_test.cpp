@@ -15,6 +15,7 @@
 #include "build.h"
 #include "dev_check.h"
 #include "manifest.h"
+#include "predictions.h"
 #include "progress.h"
 #include "usage_error.h"
 
@@ -138,6 +139,26 @@ TEST_SUITE("progress") {
     CHECK(back.hints_seen == p.hints_seen);
   }
 
+  TEST_CASE("predictions, scores and reminders round-trip; a bad prediction is a fresh state") {
+    Progress p;
+    p.predictions["01"] = {{"first_step_cold", "yes"}, {"ops_in_region", "2"}};
+    p.scores["01"] = {1, 2};
+    p.reminded = {"03"};
+    std::string warning;
+    const Progress back = parse_progress(progress_text(p), warning);
+    CHECK(warning.empty());
+    CHECK(back.predictions == p.predictions);
+    CHECK(back.scores == p.scores);
+    CHECK(back.reminded == p.reminded);
+    for (const char* bad : {R"({"predictions": {"01": {"q": 3}}})", R"({"scores": {"01": [3, 2]}})",
+                            R"({"predictions": {"1; rm": {}}})", R"({"reminded": ["x"]})"}) {
+      CAPTURE(bad);
+      std::string w;
+      CHECK(parse_progress(bad, w).predictions.empty());
+      CHECK_FALSE(w.empty());
+    }
+  }
+
   TEST_CASE("the store saves under its folder and refuses paths of the wrong kind") {
     TempDir t;
     const ProgressStore store(t.path / ".workbook");
@@ -259,5 +280,69 @@ TEST_SUITE("dev check") {
     CHECK(mentions("exercises/03_orphan.cpp belongs to no lesson"));
     CHECK(mentions("has no anchor {#lesson_01_first}"));
     CHECK(mentions("Secnod"));
+  }
+}
+
+TEST_SUITE("predictions") {
+  const Question yes_no{"cold", "Cold?", "yes_no", 0, "why"};
+  const Question count{"ops", "How many?", "number", 0, "why"};
+  const Question about{"ratio", "About how much?", "number", 0.5, "why"};
+
+  TEST_CASE("a prediction is made canonical, or refused when it is not one of its kind") {
+    CHECK(canonical_prediction(yes_no, " Y ") == "yes");
+    CHECK(canonical_prediction(yes_no, "NO") == "no");
+    CHECK_FALSE(canonical_prediction(yes_no, "maybe").has_value());
+    CHECK(canonical_prediction(count, "2") == "2");
+    CHECK(canonical_prediction(count, "2.50") == "2.5");
+    CHECK_FALSE(canonical_prediction(count, "two").has_value());
+    CHECK_FALSE(canonical_prediction(count, "2x").has_value());
+    CHECK_FALSE(canonical_prediction(count, "inf").has_value());
+  }
+
+  TEST_CASE("right means the same word, or a number within the question's tolerance") {
+    CHECK(prediction_is_right(yes_no, "yes", "yes"));
+    CHECK_FALSE(prediction_is_right(yes_no, "no", "yes"));
+    CHECK(prediction_is_right(count, "2", "2"));
+    CHECK_FALSE(prediction_is_right(count, "3", "2"));
+    CHECK(prediction_is_right(about, "2.4", "2"));
+    CHECK_FALSE(prediction_is_right(about, "2.6", "2"));
+  }
+
+  TEST_CASE("each prediction is scored against the run's answer; unasked or unanswered ones are left out") {
+    Lesson l;
+    l.number = "01";
+    l.questions = {yes_no, count, about};
+    const std::string answers = R"({"cold": {"value": "yes", "why": "first 40 us, later 1 us"},
+                                    "ops": {"value": "2", "why": "2 ops"}})";
+    const auto verdicts = score_predictions(l, {{"cold", "no"}, {"ops", "2"}, {"ratio", "1"}}, answers);
+    REQUIRE(verdicts.size() == 2);
+    CHECK(verdicts[0].question == "cold");
+    CHECK_FALSE(verdicts[0].right);
+    CHECK(verdicts[0].measured == "yes");
+    CHECK(verdicts[0].why == "first 40 us, later 1 us");
+    CHECK(verdicts[1].right);
+    CHECK_THROWS(score_predictions(l, {{"cold", "no"}}, R"({"cold": {"value": 1}})"));
+    CHECK_THROWS(score_predictions(l, {{"cold", "no"}}, "[]"));
+  }
+
+  TEST_CASE("a question in the manifest needs its fields, a known kind and a unique id") {
+    const auto with = [](const std::string& questions) {
+      return R"({"lessons": [{"number": "01", "slug": "01_a", "title": "t", "goal": "g", "needs_gpu": false,
+                 "quick_flags": "", "hints": ["h"], "questions": )" +
+             questions + "}]}";
+    };
+    const Manifest m = Manifest::parse(with(R"([{"id": "a", "ask": "A?", "kind": "yes_no", "explain": "e"},
+                 {"id": "b", "ask": "B?", "kind": "number", "tolerance": 1, "explain": "e"}])"),
+                                       "test");
+    REQUIRE(m.lessons()[0].questions.size() == 2);
+    CHECK(m.lessons()[0].questions[1].tolerance == 1);
+    CHECK_THROWS_WITH(Manifest::parse(with(R"([{"id": "a", "ask": "A?", "kind": "maybe", "explain": "e"}])"), "t"),
+                      doctest::Contains("kind 'maybe'"));
+    CHECK_THROWS_WITH(Manifest::parse(with(R"([{"id": "a", "ask": "A?", "kind": "yes_no"}])"), "t"),
+                      doctest::Contains("'explain'"));
+    CHECK_THROWS_WITH(Manifest::parse(with(R"([{"id": "a", "ask": "A?", "kind": "yes_no", "explain": "e"},
+                                              {"id": "a", "ask": "B?", "kind": "yes_no", "explain": "e"}])"),
+                                      "t"),
+                      doctest::Contains("listed twice"));
   }
 }

@@ -37,6 +37,8 @@ Arguments parse_arguments(const CommandSpec& spec, const std::vector<std::string
   app.allow_extras();
   std::map<std::string, bool> given;
   for (const auto& flag : spec.flags) app.add_flag(flag, given[flag]);
+  std::map<std::string, std::string> values;
+  for (const auto& option : spec.options) app.add_option(option, values[option]);
   std::vector<std::string> reversed(own.rbegin(), own.rend());  // CLI11 takes its vector reversed
   try {
     app.parse(reversed);
@@ -51,6 +53,8 @@ Arguments parse_arguments(const CommandSpec& spec, const std::vector<std::string
   }
   for (const auto& flag : spec.flags)
     if (given[flag]) a.flags.push_back(flag);
+  for (const auto& option : spec.options)
+    if (app.count(option) > 0) a.values[option] = values[option];
   if (a.words.size() > spec.max_words)
     throw UsageError(fmt::format("{} takes {} (got '{}')", spec.name, spec.takes, a.words[spec.max_words]));
   if (a.words.size() < spec.min_words)

@@ -269,6 +269,8 @@ int list_lessons(const Context& c, const Arguments&) {
   for (const auto& l : c.manifest.lessons()) {
     std::string status = p.done.count(l.number) ? "done" : "pending";
     if (l.needs_gpu) status += " (needs GPU)";
+    if (const auto score = p.scores.find(l.number); score != p.scores.end())
+      status += fmt::format(" · predictions {}/{}", score->second.first, score->second.second);
     row(l.number, l.slug, l.title, status);
   }
   return 0;

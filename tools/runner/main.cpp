@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "predictions.h"
 #include "usage_error.h"
 #include "workbook/profiler/format.h"
 
@@ -29,6 +30,9 @@ const std::vector<Command>& commands() {
       {{"run", "run N [--libtorch2] [-- FLAGS]", "a lesson number", 1, 1, {"--libtorch2"}, true},
        runner::run_lesson,
        "build and run lesson N (FLAGS go to the lesson: --size 256 ...; -- --help lists them)"},
+      {{"predict", "predict N [--answers A,B,...]", "a lesson number", 1, 1, {}, false, false, {"--answers"}},
+       runner::predict,
+       "guess what lesson N's run will show before running it; the next ./workbook run N scores each guess"},
       {{"check", "check [N] [--libtorch2]", "a lesson number", 0, 1, {"--libtorch2"}},
        runner::check_exercise,
        "check exercise N (default: the first one not done yet)"},

@@ -28,6 +28,32 @@ std::string required_string(const nlohmann::json& entry, const char* key, std::s
   return it->get<std::string>();
 }
 
+Question parse_question(const nlohmann::json& entry, const std::string& lesson) {
+  const auto text = [&](const char* key) {
+    const auto it = entry.find(key);
+    if (it == entry.end() || !it->is_string() || it->get<std::string>().empty())
+      throw std::runtime_error(fmt::format("lesson {}: every question needs a string '{}'", lesson, key));
+    return it->get<std::string>();
+  };
+  Question q;
+  q.id = text("id");
+  q.ask = text("ask");
+  q.kind = text("kind");
+  q.explain = text("explain");
+  if (!std::regex_match(q.id, std::regex("[a-z0-9_]+")))
+    throw std::runtime_error(fmt::format("lesson {}: question id '{}' is not lower_case_words", lesson, q.id));
+  if (q.kind != "yes_no" && q.kind != "number")
+    throw std::runtime_error(
+        fmt::format("lesson {}: question '{}' has kind '{}' (yes_no or number)", lesson, q.id, q.kind));
+  if (const auto t = entry.find("tolerance"); t != entry.end()) {
+    if (!t->is_number() || t->get<double>() < 0 || q.kind != "number")
+      throw std::runtime_error(
+          fmt::format("lesson {}: question '{}': a tolerance is a number >= 0, for a number", lesson, q.id));
+    q.tolerance = t->get<double>();
+  }
+  return q;
+}
+
 Lesson parse_lesson(const nlohmann::json& entry, std::size_t index) {
   if (!entry.is_object()) throw std::runtime_error(fmt::format("lesson #{} is not an object", index + 1));
   Lesson l;
@@ -53,6 +79,17 @@ Lesson parse_lesson(const nlohmann::json& entry, std::size_t index) {
   for (const auto& h : *hints) {
     if (!h.is_string()) throw std::runtime_error(fmt::format("lesson {}: every hint is a string", l.number));
     l.hints.push_back(h.get<std::string>());
+  }
+  if (const auto questions = entry.find("questions"); questions != entry.end()) {
+    if (!questions->is_array()) throw std::runtime_error(fmt::format("lesson {}: 'questions' is a list", l.number));
+    for (const auto& q : *questions) {
+      if (!q.is_object()) throw std::runtime_error(fmt::format("lesson {}: every question is an object", l.number));
+      l.questions.push_back(parse_question(q, l.number));
+      for (std::size_t k = 0; k + 1 < l.questions.size(); ++k)
+        if (l.questions[k].id == l.questions.back().id)
+          throw std::runtime_error(
+              fmt::format("lesson {}: question '{}' is listed twice", l.number, l.questions[k].id));
+    }
   }
   return l;
 }

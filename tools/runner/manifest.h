@@ -9,6 +9,15 @@
 namespace runner {
 
 /// One lesson's entry. Its files are named after the slug (see `lesson_files`).
+/// A question asked before a lesson runs (`./workbook predict N`), answered by the run itself.
+struct Question {
+  std::string id;        ///< the lesson's answer key ("first_step_cold")
+  std::string ask;       ///< the question as the learner reads it
+  std::string kind;      ///< "yes_no" or "number"
+  double tolerance = 0;  ///< a number within this of the run's value is right
+  std::string explain;   ///< one line: what the answer teaches, shown after the run
+};
+
 struct Lesson {
   std::string number;  ///< two digits: "01"
   std::string slug;    ///< "01_matmul_add"
@@ -19,6 +28,7 @@ struct Lesson {
   std::vector<std::string> docs_flags;   ///< the docs' run (the quick flags unless given)
   std::string figure;                    ///< the file the docs page shows; empty: the first .svg
   std::vector<std::string> hints;        ///< graded: the idea, the API, nearly the code
+  std::vector<Question> questions;       ///< predictions to make before running it (may be empty)
 };
 
 /// Every lesson, in order.

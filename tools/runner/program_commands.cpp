@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 
 #include "commands.h"
+#include "predictions.h"
 #include "process.h"
 #include "usage_error.h"
 
@@ -57,7 +58,7 @@ int run_lesson(const Context& c, const Arguments& a) {
   choose_blas_kernel(c);
   std::vector<std::string> argv{c.builder.program("lessons/lesson" + l.number).string()};
   argv.insert(argv.end(), a.passthrough.begin(), a.passthrough.end());
-  exec_process(argv);
+  return run_with_predictions(c, l, argv);
 }
 
 int run_suite(const Context& c, const Arguments& a) {

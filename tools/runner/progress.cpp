@@ -43,6 +43,32 @@ Progress parse_progress(const std::string& text, std::string& warning) {
         throw std::runtime_error("bad 'hints_seen' entry");
       p.hints_seen[n] = seen.get<int>();
     }
+    const nlohmann::json predictions = doc.value("predictions", nlohmann::json::object());
+    const nlohmann::json scores = doc.value("scores", nlohmann::json::object());
+    const nlohmann::json reminded = doc.value("reminded", nlohmann::json::array());
+    if (!predictions.is_object() || !scores.is_object() || !reminded.is_array())
+      throw std::runtime_error("'predictions', 'scores' or 'reminded' of the wrong type");
+    for (const auto& [n, answers] : predictions.items()) {
+      if (!std::regex_match(n, kNumber) || !answers.is_object()) throw std::runtime_error("bad 'predictions' entry");
+      for (const auto& [id, value] : answers.items()) {
+        if (!std::regex_match(id, std::regex("[a-z0-9_]{1,64}")) || !value.is_string() ||
+            value.get<std::string>().size() > 32)
+          throw std::runtime_error("bad prediction");
+        p.predictions[n][id] = value.get<std::string>();
+      }
+    }
+    for (const auto& [n, score] : scores.items()) {
+      if (!std::regex_match(n, kNumber) || !score.is_array() || score.size() != 2 || !score[0].is_number_integer() ||
+          !score[1].is_number_integer() || score[0].get<std::int64_t>() < 0 ||
+          score[0].get<std::int64_t>() > score[1].get<std::int64_t>() || score[1].get<std::int64_t>() > 99)
+        throw std::runtime_error("bad 'scores' entry");
+      p.scores[n] = {score[0].get<int>(), score[1].get<int>()};
+    }
+    for (const auto& n : reminded) {
+      if (!n.is_string() || !std::regex_match(n.get<std::string>(), kNumber))
+        throw std::runtime_error("bad 'reminded' entry");
+      p.reminded.insert(n.get<std::string>());
+    }
   } catch (const std::exception& e) {
     warning = fmt::format("is not valid progress data ({}); starting from a fresh state", e.what());
     return Progress{};
@@ -54,6 +80,13 @@ std::string progress_text(const Progress& p) {
   nlohmann::json doc;
   doc["done"] = p.done;
   doc["hints_seen"] = p.hints_seen;
+  if (!p.predictions.empty()) doc["predictions"] = p.predictions;
+  if (!p.scores.empty()) {
+    nlohmann::json scores = nlohmann::json::object();
+    for (const auto& [n, score] : p.scores) scores[n] = {score.first, score.second};
+    doc["scores"] = scores;
+  }
+  if (!p.reminded.empty()) doc["reminded"] = p.reminded;
   return doc.dump(2) + "\n";
 }
 

@@ -15,6 +15,11 @@ namespace runner {
 struct Progress {
   std::set<std::string> done;             ///< exercise numbers whose check passed ("01")
   std::map<std::string, int> hints_seen;  ///< exercise number -> hints shown so far
+  /// lesson number -> question id -> the learner's prediction ("yes", "no", a number)
+  std::map<std::string, std::map<std::string, std::string>> predictions;
+  /// lesson number -> {right, asked} of the last run scored against predictions
+  std::map<std::string, std::pair<int, int>> scores;
+  std::set<std::string> reminded;  ///< lessons whose run already said that `predict` exists
 };
 
 /// Reads the progress text; anything that is not the expected JSON gives `warning` and a fresh

@@ -1,4 +1,5 @@
 #include "workbook/lesson/lesson_cli.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_output.h"
 
 #include <ATen/ATen.h>
@@ -77,6 +78,7 @@ std::int64_t size_flag(const std::string& program, const std::string& flag, cons
 int run_reporting_errors(const std::string& program, const std::function<int()>& body) {
   try {
     const int status = body() | stdout_status(program);
+    if (status == 0) write_answers();  // for the runner's scoring of the learner's predictions
     const char* strict = std::getenv("WORKBOOK_STRICT_CLAIMS");
     if (status == 0 && claims_not_shown() > 0 && strict && std::string(strict) == "1") {
       fmt::print(stderr, "{}: {} of the lesson's claims were not shown by this run\n", program, claims_not_shown());
@@ -184,6 +186,8 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
   app.add_option("--threads", threads, "intra-op threads (default: LibTorch's choice)")
       ->capture_default_str()
       ->check(decimal);
+  bool report = false;
+  app.add_flag("--report", report, "also write each profile's one-page HTML report beside its trace (<tag>.html)");
   for (const ExtraFlag& flag : d.extra) {
     if (flag.is_switch) {
       app.add_flag_callback(
@@ -292,6 +296,7 @@ LessonOptions parse_lesson_flags(int argc, char** argv, const LessonDefaults& d)
     usage_error(d.program,
                 fmt::format("--out {}: not writable ({})", printable(out_text), std::string(std::strerror(errno))));
   at::set_num_threads(threads);
+  write_html_reports(report);
   o.threads = at::get_num_threads();
   return o;
 }

@@ -7,6 +7,7 @@
 #include "workbook/lesson/machine.h"
 #include "workbook/profiler/atomic_file.h"
 #include "workbook/profiler/chrome_trace.h"
+#include "workbook/profiler/html_report.h"
 #include "workbook/profiler/svg.h"
 
 namespace workbook {
@@ -30,9 +31,16 @@ void print_lesson_header(const std::string& title) {
   fmt::print("== {} ==\n{}\n", title, machine_line(machine_info()));
 }
 
+namespace {
+bool html_reports = false;  // --report: write_outputs adds the report page
+}  // namespace
+
+void write_html_reports(bool on) { html_reports = on; }
+
 OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, const std::string& table_text,
                           const std::filesystem::path& dir, const std::string& tag, const std::string& title) {
-  OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".csv"), dir / (tag + ".svg")};
+  OutputFiles files{dir / (tag + ".json"), dir / (tag + ".txt"), dir / (tag + ".csv"), dir / (tag + ".svg"),
+                    html_reports ? dir / (tag + ".html") : std::filesystem::path()};
   TraceOptions trace;
   trace.trace_name = title;
   TimelineOptions timeline;
@@ -43,6 +51,7 @@ OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, c
   set.stage(files.table, table_text);
   set.stage(files.csv, averages.to_csv());
   set.stage(files.svg, timeline_svg(profile, timeline));
+  if (!files.report.empty()) set.stage(files.report, html_report({{tag + ".json", profile}}, title));
   set.commit();
   return files;
 }
@@ -79,6 +88,7 @@ int claims_not_shown() { return not_shown; }
 void print_written(const OutputFiles& files) {
   fmt::print("wrote {}\n      {}\n      {}\n      {}\n", files.trace.string(), files.table.string(), files.csv.string(),
              files.svg.string());
+  if (!files.report.empty()) fmt::print("      {} (open it in a browser)\n", files.report.string());
 }
 
 }  // namespace workbook

@@ -50,4 +50,12 @@ Finding first_step_was_cold(const std::vector<double>& gaps_us) {
                       first, later)};
 }
 
+std::size_t ops_directly_inside(const Profile& profile, std::string_view region) {
+  const auto regions = profile.find(region);
+  if (regions.empty()) throw std::invalid_argument("no region named '" + std::string(region) + "' in this profile");
+  const auto& children = profile.children(regions.front());
+  return std::size_t(std::count_if(children.begin(), children.end(),
+                                   [&](EventId c) { return profile[c].category == Category::cpu_op; }));
+}
+
 }  // namespace workbook::findings01

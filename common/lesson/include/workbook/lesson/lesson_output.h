@@ -18,14 +18,20 @@ void print_lesson_header(const std::string& title);
 
 /// Paths of the files `write_outputs` writes.
 struct OutputFiles {
-  std::filesystem::path trace;  ///< `tag`.json: chrome trace
-  std::filesystem::path table;  ///< `tag`.txt: the key_averages table
-  std::filesystem::path csv;    ///< `tag`.csv: the key_averages rows for machines
-  std::filesystem::path svg;    ///< `tag`.svg: the timeline
+  std::filesystem::path trace;   ///< `tag`.json: chrome trace
+  std::filesystem::path table;   ///< `tag`.txt: the key_averages table
+  std::filesystem::path csv;     ///< `tag`.csv: the key_averages rows for machines
+  std::filesystem::path svg;     ///< `tag`.svg: the timeline
+  std::filesystem::path report;  ///< `tag`.html: the one-page report (`--report`), empty when not asked for
 };
 
+/// Makes every later write_outputs also write `tag`.html, the one-page report of
+/// `./workbook report` (the lessons' shared `--report` flag sets it).
+void write_html_reports(bool on);
+
 /// Writes `dir`/`tag`.json (chrome trace), `tag`.txt (`table_text`), `tag`.csv (`averages`'
-/// rows) and `tag`.svg (timeline titled `title`) as one set (all written, then all renamed).
+/// rows), `tag`.svg (timeline titled `title`) and, after write_html_reports(true), `tag`.html (the
+/// report page) as one set (all written, then all renamed).
 /// Throws std::runtime_error naming the file, UnsafeTarget for a path that is not a regular file.
 OutputFiles write_outputs(const Profile& profile, const KeyAverages& averages, const std::string& table_text,
                           const std::filesystem::path& dir, const std::string& tag, const std::string& title);

@@ -20,4 +20,9 @@ std::string matmul_self_against_total(const Profile& profile);
 /// the median of the later steps' gaps (`gaps_us` in step order; at least two needed).
 Finding first_step_was_cold(const std::vector<double>& gaps_us);
 
+/// How many ops run directly inside the first region named `region` (its children that are
+/// operators, not their children, not memory records): for matmul_add, aten::matmul and aten::add.
+/// Throws std::invalid_argument when there is no such region.
+std::size_t ops_directly_inside(const Profile& profile, std::string_view region);
+
 }  // namespace workbook::findings01
