@@ -12,15 +12,15 @@ namespace runner {
 
 /// What one command accepts.
 struct CommandSpec {
-  std::string name;                  ///< "hint"
-  std::string usage;                 ///< "hint N [--all]"
-  std::string takes;                 ///< "a lesson number and optionally --all", for errors
-  std::size_t min_words = 0;         ///< positional words required
-  std::size_t max_words = 0;         ///< positional words allowed
-  std::vector<std::string> flags;    ///< the flags it knows ("--all")
-  std::vector<std::string> options;  ///< the options that take one value ("--answers")
-  bool passthrough = false;          ///< words after "--" go to the program it starts
-  bool raw = false;                  ///< every word goes to the program as it is (trace)
+  std::string name;                       ///< "hint"
+  std::string usage;                      ///< "hint N [--all]"
+  std::string takes;                      ///< "a lesson number and optionally --all", for errors
+  std::size_t min_words = 0;              ///< positional words required
+  std::size_t max_words = 0;              ///< positional words allowed
+  std::vector<std::string> flags;         ///< the flags it knows ("--all")
+  bool passthrough = false;               ///< words after "--" go to the program it starts
+  bool raw = false;                       ///< every word goes to the program as it is (trace)
+  std::vector<std::string> options = {};  ///< the options that take one value ("--answers")
 };
 
 /// What one command was given: positional words, the flags it knows, and whatever followed "--".
