@@ -1,7 +1,8 @@
 # Reads lessons/manifest.json, the one list of lessons, into WORKBOOK_LESSONS (numbers) and, per
 # lesson N: WORKBOOK_LESSON_<N>_SLUG, _TITLE, _GOAL, _NEEDS_GPU (yes|no), _HINTS (a CMake list),
 # WORKBOOK_QUICK_FLAGS_<N> (the suite's smoke run), WORKBOOK_DOCS_FLAGS_<N> (the docs' run) and
-# WORKBOOK_FIGURE_<N> (the file the docs page shows; empty: the run's first .svg).
+# WORKBOOK_FIGURE_<N> (the file the docs page shows; empty: the run's first .svg) and
+# WORKBOOK_LESSON_<N>_QUESTIONS (the ids of its prediction questions, a CMake list, maybe empty).
 # A ';' would split CMake's lists, so the manifest may not contain one.
 set(WORKBOOK_MANIFEST "${PROJECT_SOURCE_DIR}/lessons/manifest.json")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${WORKBOOK_MANIFEST}")
@@ -54,5 +55,14 @@ foreach(_i RANGE ${_last})
     string(JSON _hint GET "${_manifest}" lessons ${_i} hints ${_h})
     list(APPEND WORKBOOK_LESSON_${_n}_HINTS "${_hint}")
   endforeach()
+  set(WORKBOOK_LESSON_${_n}_QUESTIONS "")
+  string(JSON _question_count ERROR_VARIABLE _no_questions LENGTH "${_manifest}" lessons ${_i} questions)
+  if(NOT _no_questions AND _question_count GREATER 0)
+    math(EXPR _question_last "${_question_count} - 1")
+    foreach(_q RANGE ${_question_last})
+      string(JSON _id GET "${_manifest}" lessons ${_i} questions ${_q} id)
+      list(APPEND WORKBOOK_LESSON_${_n}_QUESTIONS "${_id}")
+    endforeach()
+  endif()
 endforeach()
 message(STATUS "workbook: lessons ${WORKBOOK_LESSONS}")

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "workbook/findings/05_mlp.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/gpu_analysis.h"
@@ -184,6 +185,7 @@ void compare_with_the_articles_five_kernels(const Profile& profile, EventId f, b
   }
   const Finding five = findings05::geglu_runs_five_compute_ops(profile, f);
   claim(five);
+  answer("five_compute_ops", five);
   narrate(
       std::string("The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), "
                   "a GELU and a multiply. ") +

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "workbook/findings/06_compile.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -117,7 +118,9 @@ void show_transpose_elimination(const LessonOptions& opt, CompiledLinear& model)
   fmt::print("\nnn::Linear({0}, {0}) on [{0}, {0}], one forward:\n  eager:          {1}\n  ours (compiled):{2}\n",
              opt.size, joined(findings06::ops_of_first_call(eager, "eager_linear")),
              joined(findings06::ops_of_first_call(compiled, "compiled_linear")));
-  claim(findings06::transpose_eliminated(eager, compiled));
+  const Finding eliminated = findings06::transpose_eliminated(eager, compiled);
+  claim(eliminated);
+  answer("compiled_runs_t", eliminated.holds ? "no" : "yes", eliminated.evidence);
   narrate(
       "As in the articles, the GEMM is the same (aten::addmm either way); what compile removed there, and "
       "our emulation removes here, is the CPU-side aten::t -> aten::transpose -> aten::as_strided chain: "
@@ -161,7 +164,9 @@ MlpProfiles show_the_fused_mlp(const LessonOptions& opt, CompiledMlp& mlp, const
       "MLP time per forward (median of 5 rounds of 3): eager {:.1f} us, ours (compiled) {:.1f} us -> "
       "compiled/eager = {:.2f}\n",
       eager_us, compiled_us, compiled_us / eager_us);
-  claim(findings06::mlp_fused(profiles.compiled));
+  const Finding fused = findings06::mlp_fused(profiles.compiled);
+  claim(fused);
+  answer("gelu_mul_fused", fused);
   narrate(
       "The articles' compiled MLP ran 3 bare aten::mm and one generated kernel for gelu * mul; ours "
       "runs 3 aten::mm and our hand-fused kernel for gelu * mul. Count the passes over the [tokens, hidden] "

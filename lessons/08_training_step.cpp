@@ -11,6 +11,7 @@
 #include <set>
 
 #include "workbook/findings/08_training_step.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/key_averages.h"
@@ -130,6 +131,8 @@ void check_backward_zero_grad_and_optimizer(const Profile& profile, const Traini
        {findings08::one_mm_backward_per_gemm(profile, 3), findings08::backward_on_callers_thread(profile),
         findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
     claim(f);
+  answer("mm_backward_per_gemm", findings08::one_mm_backward_per_gemm(profile, 3));
+  answer("backward_same_thread", findings08::backward_on_callers_thread(profile));
   narrate(
       "Setting gradients to none runs no op (it drops the gradient tensors, and their memory is freed); "
       "backward's AccumulateGrad then stores a new gradient instead of adding into a zeroed one "

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "workbook/findings/09_memory.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/key_averages.h"
@@ -142,6 +143,7 @@ ThreeForwards measure_one_forward_three_ways(GegluBatch& batch) {
                            findings09::temporaries_live_to_the_semicolon(m.expression, m.staged, activation, output),
                            findings09::autograd_keeps_four_buffers(m.training, activation, output)})
     claim(f);
+  answer("four_buffers_kept", findings09::autograd_keeps_four_buffers(m.training, activation, output));
   return m;
 }
 
@@ -201,6 +203,7 @@ void find_the_peak_of_the_last_step(const TrainingSteps& recorded, const Forward
                               "{:.3f} MiB",
                               mib(step_peak_bytes), peak_where, peak_phase, mib(training.kept)));
   claim(in_backward);
+  answer("peak_in_backward", in_backward);
 }
 
 void explain_the_first_steps_frees(const LessonOptions& opt, const GegluBatch& batch, const TrainingSteps& recorded) {

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "workbook/findings/11_attention.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -160,6 +161,7 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
   if (!fills.empty())
     fmt::print("\nthe naive forward's masked_fill, as the profiler saw it:\n{}", format_tree(p, fills[0], 3));
   claim(findings11::out_of_place_mask_copies(p));
+  answer("mask_copies", findings11::out_of_place_mask_copies(p));
   claim(findings11::in_place_drops_the_copy(p));
   narrate(
       "Part 3 expected 5 GPU kernels for the naive module and found 6: the sixth was this copy. "
@@ -172,6 +174,7 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
 // Step 3: what scaled-dot-product attention runs, per backend this LibTorch has.
 void show_sdpa(const Profile& p) {
   claim(findings11::math_rebuilds_the_mask(p));
+  answer("math_rebuilds_mask", findings11::math_rebuilds_the_mask(p));
 #if WORKBOOK_HAVE_SAFE_SOFTMAX
   claim(findings11::math_uses_safe_softmax(p));
 #endif

@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # smoke.sh LESSON_BINARY SLUG OUT_DIR [FLAGS...]: runs a lesson with FLAGS (small sizes) and checks
-# that it wrote its traces, tables and figures, and that every trace is Trace Event JSON.
+# that it wrote its traces, tables and figures, that every trace is Trace Event JSON, and that it
+# answered each prediction question named in WORKBOOK_QUESTIONS (the manifest's ids).
 set -u
 lesson=$1 slug=$2 out=$3
 shift 3
 rm -rf "$out/$slug"
-WORKBOOK_STRICT_CLAIMS=1 "$lesson" "$@" --out "$out" || { echo "smoke: $lesson exited $?" >&2; exit 1; }
+answers="$out/$slug.answers.json"
+rm -f "$answers"
+WORKBOOK_STRICT_CLAIMS=1 WORKBOOK_ANSWERS_FILE="$answers" "$lesson" "$@" --out "$out" ||
+  { echo "smoke: $lesson exited $?" >&2; exit 1; }
+if [ -n "${WORKBOOK_QUESTIONS:-}" ]; then
+  python3 - "$answers" "$WORKBOOK_QUESTIONS" <<'PY' || exit 1
+import json, sys
+answers = json.load(open(sys.argv[1]))
+for question in sys.argv[2].split():
+    value = answers.get(question, {}).get("value")
+    assert isinstance(value, str) and value, f"smoke: the run did not answer the question '{question}'"
+print(f"smoke: every prediction question answered ({sys.argv[2]})")
+PY
+fi
 for ext in json txt svg; do
   n=$(find "$out/$slug" -name "*.$ext" | wc -l)
   [ "$n" -ge 1 ] || { echo "smoke: no .$ext written under $out/$slug" >&2; exit 1; }

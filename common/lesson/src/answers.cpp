@@ -23,7 +23,9 @@ void answer(const std::string& question, const std::string& value, const std::st
 
 void write_answers() {
   const char* file = std::getenv("WORKBOOK_ANSWERS_FILE");
-  if (!file || !*file) return;
+  // A process that answered nothing writes nothing (lesson 12's ranks inherit the variable: only
+  // the launcher, which analyses every rank, answers).
+  if (!file || !*file || recorded().empty()) return;
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [question, answer] : recorded()) out[question] = {{"value", answer.first}, {"why", answer.second}};
   write_file_atomically(file, out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
