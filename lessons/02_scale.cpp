@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "workbook/findings/02_scale.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/atomic_file.h"
@@ -262,6 +263,11 @@ void explain_the_busy_fraction(const std::vector<Row>& rows, double ceiling) {
       "cannot see inside an op, so the op's own overhead hides in its self time. The model takes the fixed "
       "cost to stay put while the arithmetic grows as n^3: {}.",
       findings02::small_size_self_share(points, ceiling), findings02::busy_fraction_trend(points)));
+  answer("smallest_overhead_bound", findings02::smallest_size_overhead_bound(points));
+  const std::int64_t first_compute_bound = findings02::first_compute_bound_size(points);
+  answer("first_compute_bound", std::to_string(first_compute_bound),
+         first_compute_bound ? fmt::format("busy fraction at least one half from n = {}", first_compute_bound)
+                             : std::string("no size of the sweep reached one half"));
   const std::string disturbed = findings02::disturbed_sizes(points);
   if (!disturbed.empty()) narrate("Careful: " + disturbed + ".");
 }

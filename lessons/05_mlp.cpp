@@ -186,6 +186,7 @@ void compare_with_the_articles_five_kernels(const Profile& profile, EventId f, b
   const Finding five = findings05::geglu_runs_five_compute_ops(profile, f);
   claim(five);
   answer("five_compute_ops", five);
+  answer("gemms_per_forward", std::to_string(findings05::gemms_in_forward(profile, f)), five.evidence);
   narrate(
       std::string("The articles' GeGLU forward ran exactly 5 kernels on their A100: 3 GEMMs (0.17-0.19 ms each), "
                   "a GELU and a multiply. ") +

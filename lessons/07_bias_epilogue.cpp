@@ -11,6 +11,7 @@
 
 #include "07_bias_epilogue_gpu.h"
 #include "workbook/findings/07_bias_epilogue.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/lesson/timing.h"
@@ -91,6 +92,7 @@ void explain_the_epilogue(const LessonOptions& opt, const std::vector<float>& me
   fmt::print("cuBLAS + bias kernel / cuBLASLt with the bias epilogue = {:.2f}x the time\n", medians[0] / medians[1]);
   const findings07::WayTimes times{medians[0], medians[1], medians[2], medians[3]};
   claim(findings07::separate_bias_kernel_costs(times));
+  answer("separate_bias_costs", findings07::separate_bias_kernel_costs(times));
   narrate(fmt::format(
       "Way (a) stores the GEMM's output, launches a second kernel that reads it back with the bias and "
       "writes Y again: two launches and an extra round trip of Y through memory. Ways (b) and (c) add the bias in the "

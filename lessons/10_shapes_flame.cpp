@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "workbook/findings/10_shapes_flame.h"
+#include "workbook/lesson/answers.h"
 #include "workbook/lesson/lesson_cli.h"
 #include "workbook/lesson/lesson_output.h"
 #include "workbook/profiler/atomic_file.h"
@@ -69,6 +70,8 @@ void show_the_table_by_shape(const Profile& profile) {
              by_shape.table("cpu_time_total", 14));
   const Finding per_shape = findings10::one_row_per_shape(by_shape);
   claim(per_shape);
+  answer("mm_rows_by_shape", per_shape);
+  answer("top_op_owns_top_shape", findings10::top_op_owns_top_shape(KeyAverages(profile), by_shape));
   narrate(
       "Grouped by name alone, every aten::mm of the block is one row. Grouped by input shape, each "
       "distinct list of input shapes is a row of its own: the projection into q, k and v, the output "

@@ -1,3 +1,11 @@
+
+TEST_CASE("the smallest size overhead-bound, and the first compute-bound size: shown and NOT shown") {
+  CHECK(f02::smallest_size_overhead_bound(sweep({0.1, 0.6})).holds);
+  CHECK_FALSE(f02::smallest_size_overhead_bound(sweep({0.7, 0.9})).holds);
+  CHECK_THROWS_AS(f02::smallest_size_overhead_bound({}), std::invalid_argument);
+  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3, 0.5, 0.9})) == 256);  // one half counts
+  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3})) == 0);
+}
 // Lesson 02's sentences on hand-made sweeps: each says what the numbers show, either way.
 #include <doctest/doctest.h>
 

@@ -88,4 +88,16 @@ std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep) {
   return fmt::format("Here the first compute-bound size is n = {}; {}", crossover->n, a100);
 }
 
+Finding smallest_size_overhead_bound(const std::vector<SizePoint>& sweep) {
+  if (sweep.empty()) throw std::invalid_argument("an empty sweep");
+  return {sweep.front().busy < 0.5, "the smallest size is overhead-bound",
+          fmt::format("busy fraction {:.2f} at n = {}", sweep.front().busy, sweep.front().n)};
+}
+
+std::int64_t first_compute_bound_size(const std::vector<SizePoint>& sweep) {
+  for (const auto& p : sweep)
+    if (p.busy >= 0.5) return p.n;
+  return 0;
+}
+
 }  // namespace workbook::findings02

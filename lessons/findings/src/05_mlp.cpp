@@ -12,4 +12,8 @@ Finding geglu_runs_five_compute_ops(const Profile& p, EventId forward) {
           fmt::format("aten::mm x{}, aten::gelu x{}, aten::mul x{}", mm, gelu, mul)};
 }
 
+std::size_t gemms_in_forward(const Profile& p, EventId forward) {
+  return p.count_under(forward, "aten::mm") + p.count_under(forward, "aten::addmm");
+}
+
 }  // namespace workbook::findings05

@@ -23,4 +23,26 @@ Finding stacks_well_formed(const std::string& stacks) {
           fmt::format("{} of {} lines well formed", well_formed, count)};
 }
 
+namespace {
+
+// The operator row with the most self CPU time, or nullptr.
+const KeyAverage* costliest_op(const KeyAverages& table) {
+  const KeyAverage* best = nullptr;
+  for (const auto& row : table.rows()) {
+    if (row.user_annotation || row.device_type != DeviceType::cpu || row.name == "[memory]") continue;
+    if (!best || row.self_cpu_us > best->self_cpu_us) best = &row;
+  }
+  return best;
+}
+
+}  // namespace
+
+Finding top_op_owns_top_shape(const KeyAverages& by_name, const KeyAverages& by_shape) {
+  const KeyAverage *name = costliest_op(by_name), *shape = costliest_op(by_shape);
+  if (!name || !shape) return {false, "the op with the most self time also owns the costliest shape", "no operator"};
+  return {name->name == shape->name, "the op with the most self time also owns the costliest shape",
+          fmt::format("by name: {} ({:.1f} us self); by shape: {} at {} ({:.1f} us self)", name->name,
+                      name->self_cpu_us, shape->name, shape->input_shapes, shape->self_cpu_us)};
+}
+
 }  // namespace workbook::findings10

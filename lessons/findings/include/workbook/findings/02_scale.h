@@ -1,11 +1,14 @@
 #pragma once
 /// \file
 /// \brief Lesson 02's run-dependent sentences about its size sweep. Timings vary from run to run,
-/// so these are narration whose words follow this run's numbers, never a claim that could fail it.
+/// so these are narration whose words follow this run's numbers, never a claim that could fail it;
+/// the two findings answer the lesson's prediction questions.
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "workbook/findings/finding.h"
 
 namespace workbook::findings02 {
 
@@ -35,5 +38,12 @@ std::string disturbed_sizes(const std::vector<SizePoint>& sweep);
 /// This run's first compute-bound size beside the articles' A100, which was overhead-bound at 64
 /// and compute-bound at 4096 (the two sizes they report).
 std::string crossover_against_the_a100(const std::vector<SizePoint>& sweep);
+
+/// The sweep's smallest size was overhead-bound: its busy fraction is below one half. Throws
+/// std::invalid_argument on an empty sweep.
+Finding smallest_size_overhead_bound(const std::vector<SizePoint>& sweep);
+
+/// The first size (in sweep order) whose busy fraction is at least one half; 0 when none is.
+std::int64_t first_compute_bound_size(const std::vector<SizePoint>& sweep);
 
 }  // namespace workbook::findings02

@@ -17,4 +17,9 @@ Finding one_row_per_shape(const KeyAverages& grouped);
 /// without spaces or semicolons, a whole number last; at least one line.
 Finding stacks_well_formed(const std::string& stacks);
 
+/// The op with the most self CPU time by name (regions, device work and memory rows left out) is
+/// also the op of the costliest (op, input shapes) row: `by_name` and `by_shape` are the same
+/// profile's tables. NOT shown when another op owns the costliest shape.
+Finding top_op_owns_top_shape(const KeyAverages& by_name, const KeyAverages& by_shape);
+
 }  // namespace workbook::findings10
