@@ -93,6 +93,7 @@ void explain_the_epilogue(const LessonOptions& opt, const std::vector<float>& me
   const findings07::WayTimes times{medians[0], medians[1], medians[2], medians[3]};
   claim(findings07::separate_bias_kernel_costs(times));
   answer("separate_bias_costs", findings07::separate_bias_kernel_costs(times));
+  answer("tiled_slower", findings07::tiled_slower_than_library(times));
   narrate(fmt::format(
       "Way (a) stores the GEMM's output, launches a second kernel that reads it back with the bias and "
       "writes Y again: two launches and an extra round trip of Y through memory. Ways (b) and (c) add the bias in the "

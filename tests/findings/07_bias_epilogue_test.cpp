@@ -28,3 +28,9 @@ TEST_CASE("the tiled kernel against the library: slower only when it was") {
   CHECK(not_slower.find("no match") == std::string::npos);
   CHECK_THROWS_AS(f07::tiled_against_library({120.0, 100.0, -1.0, 15.0}), std::invalid_argument);
 }
+
+TEST_CASE("the tiled kernel slower than the library: shown when (c) is above (b), NOT shown otherwise") {
+  CHECK(f07::tiled_slower_than_library({120.0, 100.0, 300.0, 15.0}).holds);
+  CHECK_FALSE(f07::tiled_slower_than_library({120.0, 100.0, 90.0, 15.0}).holds);
+  CHECK_THROWS_AS(f07::tiled_slower_than_library({120.0, 100.0, 0.0, 15.0}), std::invalid_argument);
+}

@@ -25,6 +25,12 @@ Finding separate_bias_kernel_costs(const WayTimes& t) {
                       t.bias_kernel_after_gemm, t.library_epilogue, extra, t.bias_kernel_alone)};
 }
 
+Finding tiled_slower_than_library(const WayTimes& t) {
+  require_timed(t);
+  return {t.tiled_epilogue > t.library_epilogue, "the hand-written tiled GEMM was slower than cuBLASLt's epilogue",
+          fmt::format("medians: (c) tiled {:.1f} us, (b) library {:.1f} us", t.tiled_epilogue, t.library_epilogue)};
+}
+
 std::string tiled_against_library(const WayTimes& t) {
   require_timed(t);
   if (t.tiled_epilogue > t.library_epilogue)

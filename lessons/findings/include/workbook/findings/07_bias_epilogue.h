@@ -23,6 +23,10 @@ struct WayTimes {
 /// above (b)'s; the evidence sets the difference beside the bias kernel's own time.
 Finding separate_bias_kernel_costs(const WayTimes& t);
 
+/// The hand-written tiled kernel (c) was slower than the library's epilogue (b): its median is above
+/// (b)'s.
+Finding tiled_slower_than_library(const WayTimes& t);
+
 /// The hand-written tiled kernel (c) against the library's epilogue (b), said either way.
 std::string tiled_against_library(const WayTimes& t);
 
