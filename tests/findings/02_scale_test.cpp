@@ -1,11 +1,3 @@
-
-TEST_CASE("the smallest size overhead-bound, and the first compute-bound size: shown and NOT shown") {
-  CHECK(f02::smallest_size_overhead_bound(sweep({0.1, 0.6})).holds);
-  CHECK_FALSE(f02::smallest_size_overhead_bound(sweep({0.7, 0.9})).holds);
-  CHECK_THROWS_AS(f02::smallest_size_overhead_bound({}), std::invalid_argument);
-  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3, 0.5, 0.9})) == 256);  // one half counts
-  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3})) == 0);
-}
 // Lesson 02's sentences on hand-made sweeps: each says what the numbers show, either way.
 #include <doctest/doctest.h>
 
@@ -82,4 +74,12 @@ TEST_CASE("the smallest size's self time: its share of the step and the arithmet
         "at n = 64 the 'mm+add self' column is 60% of the step (60.00 of 100.00 us), while the GEMM's arithmetic needs "
         "5.243 us at the ceiling");
   CHECK_THROWS_AS(f02::small_size_self_share({}, 100), std::invalid_argument);
+}
+
+TEST_CASE("the smallest size overhead-bound, and the first compute-bound size: shown and NOT shown") {
+  CHECK(f02::smallest_size_overhead_bound(sweep({0.1, 0.6})).holds);
+  CHECK_FALSE(f02::smallest_size_overhead_bound(sweep({0.7, 0.9})).holds);
+  CHECK_THROWS_AS(f02::smallest_size_overhead_bound({}), std::invalid_argument);
+  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3, 0.5, 0.9})) == 256);  // one half counts
+  CHECK(f02::first_compute_bound_size(sweep({0.1, 0.3})) == 0);
 }

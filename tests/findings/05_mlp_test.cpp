@@ -1,12 +1,3 @@
-
-TEST_CASE("the GEMMs of one forward: aten::mm and aten::addmm beneath it, none outside") {
-  using workbook::findings05::gemms_in_forward;
-  const Profile three = geglu_forward();
-  CHECK(gemms_in_forward(three, three.find("mlp_forward").front()) == 3);
-  // Counter-example: an addmm (a Linear with a bias) counts, a GEMM after the forward does not.
-  const Profile four = geglu_forward({make_event("aten::addmm", 72, 90), make_event("aten::mm", 200, 220)});
-  CHECK(gemms_in_forward(four, four.find("mlp_forward").front()) == 4);
-}
 // Lesson 05's finding on a hand-made GeGLU forward: shown, and NOT shown with an op too many or missing.
 #include <doctest/doctest.h>
 
@@ -41,4 +32,13 @@ TEST_CASE("the GeGLU forward's 5 compute ops: NOT shown with a fourth GEMM or wi
   const auto counter = workbook::findings05::geglu_runs_five_compute_ops(no_mul, no_mul.find("mlp_forward").at(0));
   CHECK_FALSE(counter.holds);
   CHECK(counter.evidence == "aten::mm x3, aten::gelu x1, aten::mul x0");
+}
+
+TEST_CASE("the GEMMs of one forward: aten::mm and aten::addmm beneath it, none outside") {
+  using workbook::findings05::gemms_in_forward;
+  const Profile three = geglu_forward();
+  CHECK(gemms_in_forward(three, three.find("mlp_forward").front()) == 3);
+  // Counter-example: an addmm (a Linear with a bias) counts, a GEMM after the forward does not.
+  const Profile four = geglu_forward({make_event("aten::addmm", 72, 90), make_event("aten::mm", 200, 220)});
+  CHECK(gemms_in_forward(four, four.find("mlp_forward").front()) == 4);
 }

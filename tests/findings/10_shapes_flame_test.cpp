@@ -1,14 +1,3 @@
-
-TEST_CASE("the top op by name owns the top shape: NOT shown when many small calls win by name only") {
-  // aten::mm: 3 x 10 ns at three shapes (30 by name, 10 per shape); aten::add: 20 ns at one shape.
-  Event add = make_event("aten::add", 100, 120);
-  add.input_shapes = {{8}, {8}};
-  const Profile spread({mm(0, {{8, 8}, {8, 24}}), mm(20, {{8, 8}, {8, 8}}), mm(40, {{8, 32}, {32, 8}}), add});
-  CHECK_FALSE(f10::top_op_owns_top_shape(workbook::KeyAverages(spread), workbook::KeyAverages(spread, true)).holds);
-  // The same GEMMs at one shape: aten::mm wins both ways.
-  const Profile one({mm(0, {{8, 8}, {8, 8}}), mm(20, {{8, 8}, {8, 8}}), mm(40, {{8, 8}, {8, 8}}), add});
-  CHECK(f10::top_op_owns_top_shape(workbook::KeyAverages(one), workbook::KeyAverages(one, true)).holds);
-}
 // Lesson 10's findings: a by-shape table and collapsed stacks, shown and NOT shown.
 #include <doctest/doctest.h>
 
@@ -43,4 +32,15 @@ TEST_CASE("stacks are 'frame;frame;... microseconds': NOT shown for a space in a
   CHECK_FALSE(f10::stacks_well_formed("ProfilerStep#1;block forward 12\n").holds);
   CHECK_FALSE(f10::stacks_well_formed("ProfilerStep#1;aten::mm\n").holds);
   CHECK_FALSE(f10::stacks_well_formed("").holds);
+}
+
+TEST_CASE("the top op by name owns the top shape: NOT shown when many small calls win by name only") {
+  // aten::mm: 3 x 10 ns at three shapes (30 by name, 10 per shape); aten::add: 20 ns at one shape.
+  Event add = make_event("aten::add", 100, 120);
+  add.input_shapes = {{8}, {8}};
+  const Profile spread({mm(0, {{8, 8}, {8, 24}}), mm(20, {{8, 8}, {8, 8}}), mm(40, {{8, 32}, {32, 8}}), add});
+  CHECK_FALSE(f10::top_op_owns_top_shape(workbook::KeyAverages(spread), workbook::KeyAverages(spread, true)).holds);
+  // The same GEMMs at one shape: aten::mm wins both ways.
+  const Profile one({mm(0, {{8, 8}, {8, 8}}), mm(20, {{8, 8}, {8, 8}}), mm(40, {{8, 8}, {8, 8}}), add});
+  CHECK(f10::top_op_owns_top_shape(workbook::KeyAverages(one), workbook::KeyAverages(one, true)).holds);
 }
