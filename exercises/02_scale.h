@@ -19,7 +19,9 @@ struct StepModel {
   double per_n3_us = 0;  ///< b
   /// The model's step time at size n.
   double predict_us(std::int64_t n) const;
-  /// The share of the step that grows with n at size n: (c·n² + b·n³) / step(n).
+  /// The share of the step that grows with n at size n: (c·n² + b·n³) / step(n), and 0 where
+  /// step(n) <= 0 (a fit's negative terms can make the model's step non-positive at small n: no
+  /// share of it is meaningful there).
   double busy_fraction(std::int64_t n) const;
 };
 

@@ -15,7 +15,8 @@ namespace exercises {
 struct StageTime {
   std::string stage;       ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
   double total_us = 0;     ///< total time of the stage's regions in a forward (summed), mean over forwards
-  double self_us = 0;      ///< self time of those regions (time no op beneath covers), mean over forwards
+  double self_us = 0;      ///< self time of those regions (their total minus their direct children's, ops and
+                           ///< regions alike, as Python's self time), mean over forwards
   double gemm_us = 0;      ///< total time of all GEMMs beneath them (aten::mm, aten::addmm), mean over forwards
   double gemm_share = 0;   ///< gemm_us / total_us
   std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)

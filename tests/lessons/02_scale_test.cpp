@@ -172,3 +172,33 @@ TEST_CASE("the crossover follows busy_fraction, also for a fit with a negative f
   CHECK(negative_fixed.busy_fraction(1) == 0.0);
   CHECK(exercises::predicted_crossover(negative_fixed, 1, 4096) == 4);
 }
+
+TEST_CASE("negative n^2 or n^3 costs come back as the fit finds them, not clamped") {
+  // Exact points of models with one negative term (every step still positive): least squares
+  // recovers them, whatever the sign.
+  for (const exercises::StepModel& truth :
+       {exercises::StepModel{10, -0.001, 1e-5}, exercises::StepModel{10, 0.1, -1e-4}}) {
+    CAPTURE(truth.per_n2_us);
+    CAPTURE(truth.per_n3_us);
+    std::vector<std::pair<std::int64_t, double>> points;
+    for (std::int64_t n : {8, 16, 24, 32, 48, 64}) points.emplace_back(n, truth.predict_us(n));
+    const auto fit = exercises::fit_step_model(points);
+    CHECK(fit.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-6));
+    CHECK(fit.per_n3_us == doctest::Approx(truth.per_n3_us).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("the crossover scan goes on past a size whose busy fraction fell") {
+  // {10, -1, 0.01}: the busy fraction falls from n = 1 to 2, the step is negative up to 64, and
+  // n = 128 is the first compute-bound size.
+  CHECK(exercises::predicted_crossover(exercises::StepModel{10, -1, 0.01}, 1, 4096) == 128);
+}
+
+TEST_CASE("with three sizes, a size measured twice counts twice, weighted: not through the two steps' mean") {
+  // Three sizes and three terms: the fit passes through sizes 32 and 64, and at 16 minimises the
+  // two relative errors: (10/10^2 + 14/14^2) / (1/10^2 + 1/14^2) = 11.35, not their mean, 12.
+  const auto fit = exercises::fit_step_model({{16, 10}, {16, 14}, {32, 20}, {64, 50}});
+  const double weighted = (10.0 / 100 + 14.0 / 196) / (1.0 / 100 + 1.0 / 196);
+  CHECK(fit.predict_us(16) == doctest::Approx(weighted).epsilon(1e-6));
+  CHECK(fit.predict_us(32) == doctest::Approx(20).epsilon(1e-6));
+}

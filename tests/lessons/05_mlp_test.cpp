@@ -257,3 +257,15 @@ TEST_CASE("a forward's stages are the regions beneath it, not any region of that
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
 }
+
+TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear around one is not a second GEMM") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // A trace recorded from Python: aten::linear [5, 25] us holds the aten::addmm [6, 24] us that does the work.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::linear", 5000, 25000), make_event("aten::addmm", 6000, 24000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].gemm_us == doctest::Approx(18));
+}

@@ -26,6 +26,16 @@ struct Mlp {
 
 testing::Closeness same(const torch::Tensor& a, const torch::Tensor& b) { return testing::all_close(a, b); }
 
+// Three compiled calls on `x`, each a ProfilerStep, recorded.
+workbook::Profile three_calls(exercises::CompiledGegluMlp& compiled, const torch::Tensor& x) {
+  workbook::Session session;
+  for (int i = 0; i < 3; ++i) {
+    torch::Tensor y = compiled.forward(x);
+    session.step();
+  }
+  return session.finish();
+}
+
 }  // namespace
 
 TEST_CASE("compiled forward: eager's values, and per call 3 aten::mm, one fused kernel, no aten::t") {
@@ -34,12 +44,7 @@ TEST_CASE("compiled forward: eager's values, and per call 3 aten::mm, one fused 
   auto compiled = m.compiled();
   const auto x = torch::randn({8, 16});
   CHECK(same(compiled.forward(x), m.eager(x)));
-  workbook::Session session;
-  for (int i = 0; i < 3; ++i) {
-    torch::Tensor y = compiled.forward(x);
-    session.step();
-  }
-  const auto p = session.finish();
+  const auto p = three_calls(compiled, x);
   CHECK(p.count("aten::mm") == 9);
   CHECK(p.count("aten::matmul") == 0);  // bare GEMMs: matmul would dispatch to the same mm, one layer up
   CHECK(p.count("workbook::fused_gelu_mul") == 3);
@@ -192,12 +197,7 @@ TEST_CASE("a batch of one is compiled too: one entry, the fused kernel, no aten:
   auto compiled = m.compiled();
   const auto x = torch::randn({1, 16});
   CHECK(same(compiled.forward(x), m.eager(x)));
-  workbook::Session session;
-  for (int i = 0; i < 3; ++i) {
-    torch::Tensor y = compiled.forward(x);
-    session.step();
-  }
-  const auto p = session.finish();
+  const auto p = three_calls(compiled, x);
   CHECK(p.count("aten::mm") == 9);
   CHECK(p.count("workbook::fused_gelu_mul") == 3);
   CHECK(p.count("aten::t") == 0);

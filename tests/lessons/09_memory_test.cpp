@@ -80,3 +80,8 @@ TEST_CASE("the prediction holds at tiny shapes, where every vector counts") {
   check_prediction({2, 16, 8});
   check_prediction({1024, 4, 4});  // narrow: a buffer per token (a [T] vector) is 3 % of the peak here
 }
+
+TEST_CASE("the prediction holds where tokens and hidden are alike and the model is much wider") {
+  check_prediction({64, 256, 64});
+  check_prediction({16, 256, 8});
+}

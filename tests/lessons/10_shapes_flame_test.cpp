@@ -210,3 +210,19 @@ TEST_CASE("a runtime call is an operator as Python's table lists it: it can be t
   CHECK(c.op == "cudaLaunchKernel");
   CHECK(c.self_us == doctest::Approx(30));
 }
+
+TEST_CASE("every thread's ops count: the costliest shape may run on another thread than the first event") {
+  workbook::Event add = op("aten::add", 0, 50, {{8}, {8}});
+  add.thread = 2;
+  const workbook::Profile p({op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), add});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::add");
+  CHECK(c.share == doctest::Approx(50.0 / 60.0));
+}
+
+TEST_CASE("a host event of another category is an operator too, as a row of Python's table") {
+  // A Python trace's module event (category "python_function", read as other): not a region.
+  const workbook::Profile p(
+      {op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), make_event("nn.Module: Linear_0", 20000, 70000, Category::other)});
+  CHECK(exercises::most_expensive_shape(p).op == "nn.Module: Linear_0");
+}

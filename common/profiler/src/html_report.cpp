@@ -16,6 +16,7 @@
 #include "workbook/profiler/kernel_names.h"
 #include "workbook/profiler/key_averages.h"
 #include "workbook/profiler/memory_timeline.h"
+#include "workbook/profiler/svg.h"
 
 namespace workbook {
 namespace {
@@ -218,29 +219,6 @@ std::string script_safe(const json& value) {
   return out;
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string report_data_json(const ReportTrace& trace) {
@@ -266,7 +244,7 @@ std::string html_report(const std::vector<ReportTrace>& traces, const std::strin
   std::string data = "[";
   for (std::size_t i = 0; i < traces.size(); ++i) data += (i ? "," : "") + report_data_json(traces[i]);
   data += "]";
-  const std::string heading = html_escape(title);
+  const std::string heading = svg_escape(title);  // &, <, > and " escaped: what HTML text needs too
   return std::string("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>") + heading +
          "</title>\n<style>" + detail::kReportStyle + "</style></head>\n<body><h1>" + heading + "</h1>\n" +
          detail::kReportIntro + "<div id=\"app\"></div>\n<script type=\"application/json\" id=\"report-data\">" + data +
