@@ -127,12 +127,13 @@ void list_the_autograd_nodes(const Profile& profile) {
 void check_backward_zero_grad_and_optimizer(const Profile& profile, const Training& t) {
   std::vector<std::vector<std::int64_t>> parameter_shapes;
   for (const auto& p : t.model->parameters()) parameter_shapes.push_back(p.sizes().vec());
-  for (const Finding& f :
-       {findings08::one_mm_backward_per_gemm(profile, 3), findings08::backward_on_callers_thread(profile),
-        findings08::zero_grad_forms(profile), findings08::optimizer_per_parameter(profile, parameter_shapes)})
+  const Finding per_gemm = findings08::one_mm_backward_per_gemm(profile, 3);
+  const Finding same_thread = findings08::backward_on_callers_thread(profile);
+  for (const Finding& f : {per_gemm, same_thread, findings08::zero_grad_forms(profile),
+                           findings08::optimizer_per_parameter(profile, parameter_shapes)})
     claim(f);
-  answer("mm_backward_per_gemm", findings08::one_mm_backward_per_gemm(profile, 3));
-  answer("backward_same_thread", findings08::backward_on_callers_thread(profile));
+  answer("mm_backward_per_gemm", per_gemm);
+  answer("backward_same_thread", same_thread);
   narrate(
       "Setting gradients to none runs no op (it drops the gradient tensors, and their memory is freed); "
       "backward's AccumulateGrad then stores a new gradient instead of adding into a zeroed one "

@@ -160,8 +160,9 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
   const auto fills = p.under(first_named(p, "naive"), "aten::masked_fill");
   if (!fills.empty())
     fmt::print("\nthe naive forward's masked_fill, as the profiler saw it:\n{}", format_tree(p, fills[0], 3));
-  claim(findings11::out_of_place_mask_copies(p));
-  answer("mask_copies", findings11::out_of_place_mask_copies(p));
+  const Finding copies = findings11::out_of_place_mask_copies(p);
+  claim(copies);
+  answer("mask_copies", copies);
   claim(findings11::in_place_drops_the_copy(p));
   narrate(
       "Part 3 expected 5 GPU kernels for the naive module and found 6: the sixth was this copy. "
@@ -173,8 +174,9 @@ void show_the_ops(const Profile& p, const std::vector<Variant>& variants) {
 
 // Step 3: what scaled-dot-product attention runs, per backend this LibTorch has.
 void show_sdpa(const Profile& p) {
-  claim(findings11::math_rebuilds_the_mask(p));
-  answer("math_rebuilds_mask", findings11::math_rebuilds_the_mask(p));
+  const Finding rebuilds = findings11::math_rebuilds_the_mask(p);
+  claim(rebuilds);
+  answer("math_rebuilds_mask", rebuilds);
 #if WORKBOOK_HAVE_SAFE_SOFTMAX
   claim(findings11::math_uses_safe_softmax(p));
 #endif
