@@ -29,7 +29,10 @@ struct PhaseReport {
   workbook::Profile profile;         ///< what was recorded
 };
 
-/// Runs `steps` recorded training steps (after one warm-up step) under the profiler, each phase
+/// Runs `steps` recorded training steps under the profiler, after one step that is not recorded
+/// (the schedule's warm-up, as lesson 08 does; a wait step instead is not observably different on
+/// the CPU: neither records anything, while a step run before the session starts leaves the
+/// profiler cold), each phase
 /// inside a workbook::Region named after it, in the order of TrainingStep, and reports from the
 /// profile. Lesson 08 wrote such a loop for its own model; here the loop is given to you in pieces.
 PhaseReport profile_training(const TrainingStep& step, int steps);

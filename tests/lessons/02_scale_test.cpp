@@ -171,6 +171,11 @@ TEST_CASE("the crossover follows busy_fraction, also for a fit with a negative f
   const exercises::StepModel negative_fixed{-1.0, 0.1, 1e-4};
   CHECK(negative_fixed.busy_fraction(1) == 0.0);
   CHECK(exercises::predicted_crossover(negative_fixed, 1, 4096) == 4);
+  // Where the step is positive the share is the formula's, even outside [0, 1]: a negative fixed
+  // cost makes it above 1 (a = -5, b = 1 at n = 2: 8 / 3), a negative
+  // growing term below 0 (a = 10, c = -1 at n = 2: -4 / 6). Nothing clamps it.
+  CHECK(exercises::StepModel{-5.0, 0.0, 1.0}.busy_fraction(2) == doctest::Approx(8.0 / 3.0));
+  CHECK(exercises::StepModel{10.0, -1.0, 0.0}.busy_fraction(2) == doctest::Approx(-4.0 / 6.0));
 }
 
 TEST_CASE("negative n^2 or n^3 costs come back as the fit finds them, not clamped") {

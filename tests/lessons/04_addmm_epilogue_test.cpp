@@ -76,6 +76,12 @@ TEST_CASE("an empty batch or an empty sequence gives an empty result, as F::line
   CHECK(exercises::linear_3d(torch::randn({0, 3, 8}), w, b).sizes().vec() == std::vector<std::int64_t>{0, 3, 6});
   // A -1 beside a 0 cannot be inferred: view({-1, S, N}) of the empty output throws.
   CHECK(exercises::linear_3d(torch::randn({2, 0, 8}), w, b).sizes().vec() == std::vector<std::int64_t>{2, 0, 6});
+  // Empty is still F::linear's result: its dtype too (an empty tensor made with default options is
+  // float32 whatever came in).
+  const auto wd = torch::randn({6, 8}, torch::kDouble), bd = torch::randn({6}, torch::kDouble);
+  const auto empty = exercises::linear_3d(torch::randn({0, 3, 8}, torch::kDouble), wd, bd);
+  CHECK((empty.scalar_type() == torch::kDouble));
+  CHECK(empty.sizes().vec() == std::vector<std::int64_t>{0, 3, 6});
 }
 
 TEST_CASE("float64 in, float64 out: no conversion on the way") {

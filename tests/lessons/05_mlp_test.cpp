@@ -125,6 +125,13 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
                                     make_event("down_proj", 70000, 100000, Category::user_annotation),
                                     make_event("aten::mm", 72000, 90000), make_event("aten::bmm", 91000, 97000)});
   CHECK(exercises::stage_breakdown(with_bmm, 10, 20, 30)[3].gemm_us == doctest::Approx(18));
+  // Self time subtracts every direct child, a region as much as an op: act_mul [60, 70] holding a
+  // region gelu [61, 64] (its op beneath it) and aten::mul [65, 69] keeps 10 - 3 - 4 = 3 us.
+  const workbook::Profile region_child({make_event("mlp_forward", 0, 100000, Category::user_annotation),
+                                        make_event("act_mul", 60000, 70000, Category::user_annotation),
+                                        make_event("gelu", 61000, 64000, Category::user_annotation),
+                                        make_event("aten::gelu", 61500, 63500), make_event("aten::mul", 65000, 69000)});
+  CHECK(exercises::stage_breakdown(region_child, 10, 20, 30)[2].self_us == doctest::Approx(3));
   CHECK_THROWS_AS(exercises::stage_breakdown(workbook::Profile({make_event("aten::mm", 0, 1)}), 1, 1, 1),
                   std::invalid_argument);
 }
