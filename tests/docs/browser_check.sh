@@ -103,3 +103,11 @@ for entry in ${spans#spans }; do
 done
 [ "$measured" -gt 0 ] || fail "no figure with axes was measured (${spans})"
 echo "browser_check: $measured figures with axes, each with data over at least a third of its plot: ${spans#spans }"
+
+# The report's page shows its screenshot (a real PNG) and links the report it was taken of.
+report_dom=$(run --dump-dom "file://$html/report_page.html")
+printf '%s' "$report_dom" | grep -q 'src="report.png"' || fail "the report's page shows no screenshot"
+printf '%s' "$report_dom" | grep -q 'href="report_example.html"' || fail "the report's page does not link the report"
+[ "$(head -c 8 "$html/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "report.png is not a PNG"
+grep -q 'id="report-data"' "$html/report_example.html" || fail "report_example.html is not a report"
+echo "browser_check: the report's page shows its screenshot and links the report"
