@@ -169,6 +169,26 @@ TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a vie
   CHECK(copies.copying_ops >= 1);
   CHECK(copies.bytes_allocated == 0);
   CHECK_FALSE(copies.is_view);
+  // Any op's allocation counts, not only an aten::empty*'s: a product made and thrown away
+  // (allocated beneath aten::mul) beside a view. And the input itself handed back, after a hidden
+  // copy, is no view either (trial 19).
+  const auto product = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor scratch = t * 2;
+        return t.t();
+      },
+      x);
+  CHECK(product.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
+  CHECK_FALSE(product.is_view);
+  const auto itself = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor scratch = t.clone();
+        return t;
+      },
+      x);
+  CHECK(itself.shares_storage);
+  CHECK(itself.copying_ops >= 1);
+  CHECK_FALSE(itself.is_view);
   // Two copies show twice the copying ops and twice the bytes of one: counted, not inferred.
   const auto once = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, x);
   const auto twice = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone().clone(); }, x);

@@ -124,6 +124,39 @@ TEST_CASE("a runtime call is CPU time too: a kernel launch inside an op counts i
   CHECK(c.op == "aten::mm");
   CHECK(c.self_us == doctest::Approx(30));
   CHECK(c.share == doctest::Approx(30.0 / 40.0));
+  // The kernel it launched (100 us on the GPU) gives aten::mm's row device time: still an operator
+  // on the CPU, still the answer (trial 19: "rows with device time" taken for device work).
+  workbook::Event mm = op("aten::mm", 0, 40, {{8, 8}, {8, 8}});
+  mm.external_id = 5;
+  launch.external_id = 5;
+  workbook::Event kernel = testing::make_device_work("gemm_kernel", 25000, 125000, 7, workbook::DeviceWork::kernel, 1);
+  kernel.external_id = 5;
+  const workbook::Profile with_kernel({mm, launch, kernel});
+  REQUIRE(workbook::KeyAverages(with_kernel, true).sorted("self_cpu_time_total").front().device_total_us > 0);
+  const auto k = exercises::most_expensive_shape(with_kernel);
+  CHECK(k.op == "aten::mm");
+  CHECK(k.self_us == doctest::Approx(30));
+}
+
+TEST_CASE("every row competes, not the first ten by total time, and self times are not rounded") {
+  // Ten aten::linear calls at ten shapes, 60 us each, all of it in two 30 us children: ten rows
+  // with more total time than aten::mm's 50 us, and none with any self time.
+  std::vector<workbook::Event> events{make_event("ProfilerStep#1", 0, 1000000, Category::user_annotation)};
+  for (std::int64_t k = 1; k <= 10; ++k) {
+    const std::int64_t at = k * 70;
+    events.push_back(op("aten::linear", at, at + 60, {{k, 4}}));
+    events.push_back(op("aten::t", at, at + 30, {{k, 4}}));
+    events.push_back(op("aten::addmm", at + 30, at + 60, {{k, 4}, {4, 4}}));
+  }
+  events.push_back(op("aten::mm", 800, 850, {{8, 8}, {8, 8}}));
+  const auto c = exercises::most_expensive_shape(workbook::Profile(events));
+  CHECK(c.op == "aten::mm");
+  CHECK(c.self_us == doctest::Approx(50));
+  // 12.5 us is 12.5 us: aten::mm [0, 12.5) beside aten::add [20, 30).
+  const auto half = exercises::most_expensive_shape(
+      workbook::Profile({make_event("aten::mm", 0, 12500), make_event("aten::add", 20000, 30000)}));
+  CHECK(half.self_us == doctest::Approx(12.5));
+  CHECK(half.share == doctest::Approx(12.5 / 22.5));
 }
 
 TEST_CASE("a scalar argument's empty shape is one of the op's input shapes, as Python lists them") {
