@@ -169,6 +169,22 @@ TEST_CASE("an even count of other steps: their median is the mean of the two mid
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("the first gap is the first recorded step's, also when it is the smallest") {
+  // The observer slows both later recorded steps by 5 ms inside the gap (calls 3 and 4: wait, warm-up,
+  // then three recorded), so the first recorded step's gap, cold or not, is the smallest of the
+  // cycle: it is still the one reported first (trial 19 swapped it with the smallest other).
+  const auto dir = fresh_dir("first_smallest");
+  std::vector<exercises::CycleGaps> cycles;
+  {
+    const testing::RegionObserver observer("matmul_add", "aten::matmul", {}, {{3, 5000}, {4, 5000}});
+    cycles = run(workbook::Schedule(1, 1, 3, 1), dir);
+  }
+  REQUIRE(cycles.size() == 1);
+  check_cycle(cycles[0], 3);
+  CHECK(cycles[0].first_gap_us < cycles[0].median_other_gap_us);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not the median") {
   // Each cycle records 4 steps. The observer slows the first recorded step by 1 ms and the last
   // by 2 ms, inside the gap: the median of the 3 other steps stays a normal gap, their mean is
