@@ -125,7 +125,7 @@ StepGaps measure_the_gap_before_matmul(const Profile& profile) {
   return measured;
 }
 
-void tell_whether_the_first_step_was_cold(const std::vector<double>& gaps) {
+void tell_whether_the_first_step_was_cold(const LessonOptions& opt, const std::vector<double>& gaps) {
   const Finding cold_start = findings01::first_step_was_cold(gaps);
   answer("first_step_cold", cold_start);  // the learner's prediction is scored against it
   const bool cold = cold_start.holds;
@@ -135,7 +135,10 @@ void tell_whether_the_first_step_was_cold(const std::vector<double>& gaps) {
           "whatever runs for the first time under the profiler. That is the gap the articles measured: about "
           "228 us before the first aten::matmul of the first recorded step against about 5 us later (Part 1, "
           "A100). The schedule's wait and warm-up steps did not remove it there; warm-up iterations run before "
-          "the profiler started did.");
+          "the profiler started did. This workbook's Session records its warm-up steps and throws them away (as "
+          "torch.profiler's documentation describes warm-up), so the profiler's own first recording in this process "
+          "falls in a warm-up step when the schedule has one: this run's had " +
+          fmt::format("{} (-- --warmup N).", opt.warmup));
 }
 
 void print_the_wall_time_per_step(const ScheduledRun& recorded) {
@@ -144,7 +147,7 @@ void print_the_wall_time_per_step(const ScheduledRun& recorded) {
     const auto action = recorded.schedule.action(k);
     fmt::print("{}{:.1f} us ({})", k ? ", " : "", recorded.step_us[std::size_t(k)],
                action == Schedule::Action::none     ? "wait: profiler off"
-               : action == Schedule::Action::warmup ? "warm-up"
+               : action == Schedule::Action::warmup ? "warm-up: recorded, thrown away"
                                                     : "recorded");
   }
   fmt::print("\n");
@@ -189,7 +192,7 @@ int run(const LessonOptions& opt) {
   // Each recorded step's total and self time and how long matmul_add waited for aten::matmul.
   const StepGaps measured = measure_the_gap_before_matmul(recorded.profile);
   // Whether the first recorded step paid for a cold start, as in the articles.
-  tell_whether_the_first_step_was_cold(measured.gaps);
+  tell_whether_the_first_step_was_cold(opt, measured.gaps);
   // The loop's own clock per step, labelled with what the profiler did in it.
   print_the_wall_time_per_step(recorded);
   // What the ProfilerStep rows' self time is made of.

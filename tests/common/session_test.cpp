@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <torch/csrc/profiler/orchestration/observer.h>
 #include <unistd.h>
 
 #include "workbook/lesson/machine.h"
@@ -52,6 +53,43 @@ TEST_CASE("a schedule records only its active steps, as ProfilerStep#N regions")
     CHECK(e.start_ns >= 0);
     CHECK(e.end_ns >= e.start_ns);
   }
+}
+
+TEST_CASE("warm-up steps are recorded and thrown away: the profiler runs in them, none of their events stay") {
+  using torch::profiler::impl::profilerEnabled;
+  Session session(Schedule(1, 2, 1));
+  const char* labels[] = {"waited", "warmed_1", "warmed_2", "recorded"};
+  std::vector<bool> profiler_on;
+  for (const char* label : labels) {
+    profiler_on.push_back(profilerEnabled());
+    {
+      Region region(label);
+      torch::Tensor y = torch::mm(small(), small());
+    }
+    session.step();
+  }
+  const Profile p = session.finish();
+  CHECK(profiler_on == std::vector<bool>{false, true, true, true});
+  CHECK_FALSE(profilerEnabled());
+  CHECK(p.count("waited") == 0);
+  CHECK(p.count("warmed_1") == 0);
+  CHECK(p.count("warmed_2") == 0);
+  CHECK(p.count("recorded") == 1);
+  CHECK(p.count("aten::mm") == 1);
+  CHECK(p.find_prefix("ProfilerStep#").size() == 1);
+}
+
+TEST_CASE("a session that ends in its warm-up hands over nothing and leaves the profiler off") {
+  int calls = 0;
+  workbook::SessionOptions options;
+  options.on_trace_ready = [&](const Profile&) { ++calls; };
+  Session session(Schedule(0, 3, 1), options);
+  const Profile p = run_steps(session, 2);
+  CHECK(p.empty());
+  CHECK(calls == 0);
+  CHECK_FALSE(torch::profiler::impl::profilerEnabled());
+  Session next(Schedule(0, 0, 1));  // the next session can record
+  CHECK(run_steps(next, 1).count("aten::mm") == 1);
 }
 
 TEST_CASE("on_trace_ready gets every cycle; finish returns the last") {

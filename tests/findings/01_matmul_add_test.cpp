@@ -33,8 +33,12 @@ TEST_CASE("matmul's share in aten::mm is the median per call: one slow call does
   CHECK(s.find("almost all") == std::string::npos);
 }
 
-TEST_CASE("a cold first step: shown when its gap is over twice the later median, NOT shown otherwise") {
+TEST_CASE(
+    "a cold first step: shown when its gap is over twice the later median and 10 us longer, NOT shown otherwise") {
   CHECK(f01::first_step_was_cold({30.8, 0.5, 0.6, 0.4}).holds);
+  CHECK(f01::first_step_was_cold({10.6, 0.5, 0.6}).holds);
+  CHECK_FALSE(f01::first_step_was_cold({2.1, 0.6, 0.5}).holds);   // 3.8x, but 1.5 us apart
+  CHECK_FALSE(f01::first_step_was_cold({10.4, 0.5, 0.6}).holds);  // 9.85 us apart
   const auto warm = f01::first_step_was_cold({1.0, 0.6, 0.5});
   CHECK_FALSE(warm.holds);
   CHECK(warm.evidence == "gap before aten::matmul: first recorded step 1.0 us, median of the later ones 0.6 us");

@@ -193,8 +193,8 @@ TEST_CASE("the warm-up step is the first call, and every recorded step holds a w
   const auto report = exercises::profile_training(numbered, 2);
   const auto& p = report.profile;
   CHECK(p.find_prefix("ProfilerStep#").size() == 2);
-  // The warm-up is the session's own step 0 (Python's schedule warmup: the profiler is prepared
-  // and discards it), so the recorded steps are ProfilerStep#1 and #2; a warm-up run before the
+  // The warm-up is the session's own step 0 (the schedule's warmup: the profiler records it and
+  // throws it away), so the recorded steps are ProfilerStep#1 and #2; a warm-up run before the
   // session leaves the profiler cold and records #0 and #1.
   CHECK(p.count("ProfilerStep#1") == 1);
   CHECK(p.count("ProfilerStep#2") == 1);

@@ -171,12 +171,12 @@ struct Converter {
   }
 };
 
-}  // namespace
-
 void prepare_profiler(const RecorderConfig& config) {
   if (prepared.exchange(true)) return;
   ap::prepareProfiler(make_config(config), activities(config));
 }
+
+}  // namespace
 
 void start_profiler(const RecorderConfig& config) {
   if (running.load()) throw std::logic_error("workbook: a profiling session is already recording on this process");
@@ -215,12 +215,10 @@ std::string torch_version() {
          std::to_string(TORCH_VERSION_PATCH);
 }
 
-void discard_prepared(const RecorderConfig& config) {
-  // Python's schedule does the same when a profile ends in warm-up (_transit_action, WARMUP ->
-  // NONE: start_trace then stop_trace): what was prepared is started and thrown away.
-  if (!prepared.load() || running.load()) return;
-  start_profiler(config);
-  stop_profiler();
+void discard_recording() {
+  if (!running.exchange(false)) return;
+  prepared = false;
+  ap::disableProfiler();  // the result, and every event in it, is dropped here
 }
 
 bool kineto_available() {

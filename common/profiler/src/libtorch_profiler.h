@@ -17,16 +17,14 @@ struct RecorderConfig {
   bool cuda = false;  ///< also collect CUDA activity (kernels, runtime calls)
 };
 
-/// Prepares the profiler (Python's warm-up phase): done before recording starts.
-void prepare_profiler(const RecorderConfig& config);
-/// Ends a prepared profiler that never started recording (a session that finished in warm-up).
-void discard_prepared(const RecorderConfig& config);
 /// Starts recording on the calling thread (prepares first when that was not done).
 void start_profiler(const RecorderConfig& config);
 /// Stops recording and converts LibTorch's events into a Profile with times from its first event.
 /// When `kineto_trace_path` is not empty, also asks LibTorch to save its own trace there and
 /// reports in `saved` whether it could (it cannot without Kineto).
 Profile stop_profiler(const std::string& kineto_trace_path = "", bool* saved = nullptr);
+/// Stops recording and throws the events away (a session's warm-up).
+void discard_recording();
 /// True while this library's recording is active.
 bool profiler_running();
 

@@ -15,7 +15,8 @@ struct Session::State {
   int step = 0;
   int saved = 0;
   bool finished = false;
-  bool started = false;  // this session's recording is on
+  bool started = false;  // this session's recording is on (warm-up or recorded steps)
+  bool warming = false;  // ...and what it records now is the warm-up, to be thrown away
   bool libtorch_saved = false;
   std::optional<Region> step_region;
   Profile last;
@@ -35,14 +36,34 @@ struct Session::State {
     if (options.on_trace_ready) options.on_trace_ready(last);
   }
 
-  // The transitions of torch.profiler's _transit_action table.
+  void start() {
+    if (started) return;
+    detail::start_profiler(config);  // throws when another session is recording
+    started = true;
+  }
+
+  void throw_away_the_warm_up() {
+    if (!warming) return;
+    warming = false;
+    started = false;
+    detail::discard_recording();
+  }
+
+  // The transitions of torch.profiler's _transit_action table, with one difference: warm-up
+  // steps are recorded and thrown away, as torch.profiler's documentation describes warm-up.
+  // (LibTorch's prepareProfiler, which Python's warm-up calls, prepares Kineto's device tracing;
+  // the operator callbacks start in enableProfiler.) So the profiler's own first recording in a
+  // process, ~50 us before the first op here (~120 us with shapes), lands in a step that is thrown
+  // away instead of in the first recorded one.
   void enter(Schedule::Action from, Schedule::Action to) {
     if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
-    if (to == Schedule::Action::warmup) detail::prepare_profiler(config);
-    if (recording(to) && !started) {
-      detail::start_profiler(config);  // throws when another session is recording
-      started = true;
+    if (to == Schedule::Action::warmup) {
+      start();
+      warming = true;
+    } else {
+      throw_away_the_warm_up();
     }
+    if (recording(to)) start();
   }
 };
 
@@ -83,10 +104,10 @@ Profile Session::finish() {
   if (!s.finished) {
     s.finished = true;
     s.step_region.reset();
-    if (s.started)
+    if (s.warming)
+      s.throw_away_the_warm_up();
+    else if (s.started)
       s.save();
-    else
-      detail::discard_prepared(s.config);
     s.action = Schedule::Action::none;
   }
   // Handed over, not copied: a profile can hold millions of events.

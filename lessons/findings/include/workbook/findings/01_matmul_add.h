@@ -16,8 +16,12 @@ namespace workbook::findings01 {
 /// dispatch a large part). Throws std::invalid_argument when the profile has no aten::matmul.
 std::string matmul_self_against_total(const Profile& profile);
 
+/// How much longer (us) the first gap must be to count as a cold start.
+inline constexpr double kColdGapMinUs = 10;
+
 /// The first recorded step paid for a cold start: its gap before aten::matmul is more than twice
-/// the median of the later steps' gaps (`gaps_us` in step order; at least two needed).
+/// the median of the later steps' gaps and at least kColdGapMinUs longer (`gaps_us` in step order;
+/// at least two needed).
 Finding first_step_was_cold(const std::vector<double>& gaps_us);
 
 /// How many ops run directly inside the first region named `region` (its children that are
