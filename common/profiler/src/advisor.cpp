@@ -302,7 +302,9 @@ const std::vector<AdviceRule>& advice_rules() {
       {"cold_first_step", "the first recorded step much slower than the others",
        "something ran for the first time under the profiler (the allocator, a library's set-up, the profiler's own "
        "start): a cold start. Warm up before you measure; Part 1 saw it removed by iterations run before the "
-       "profiler started, not by the schedule's warm-up steps",
+       "profiler started, not by the schedule's warm-up steps (Python's warm-up prepares the device tracing; "
+       "operators are recorded from the first active step). This workbook's Session records its warm-up steps and "
+       "throws them away, which absorbs the profiler's own start",
        fmt::format("the first ProfilerStep is more than {}x the median of the later ones and {} us longer (at "
                    "least {} steps)",
                    kColdStepRatio, kColdStepMinUs, kMinRepeats)},
