@@ -178,6 +178,21 @@ TEST_CASE("the crossover follows busy_fraction, also for a fit with a negative f
   CHECK(exercises::StepModel{10.0, -1.0, 0.0}.busy_fraction(2) == doctest::Approx(-4.0 / 6.0));
 }
 
+TEST_CASE("a step of exactly zero has a busy fraction of 0, never a division by it") {
+  // a = -1, c = 1: step(1) = 0 exactly. Its share is 0 (the header's "step(n) <= 0"), so n = 1 is
+  // not compute-bound; at n = 2 the step is 3 and the growing part 4: the crossover is 2.
+  const exercises::StepModel zero_at_one{-1.0, 1.0, 0.0};
+  CHECK(zero_at_one.busy_fraction(1) == 0.0);
+  CHECK(exercises::predicted_crossover(zero_at_one, 1, 4096) == 2);
+  CHECK(exercises::StepModel{}.busy_fraction(4) == 0.0);  // the all-zero model: 0, not 0 / 0
+}
+
+TEST_CASE("a model compute-bound already at n = 1 answers 1: 2^0 is a power of two") {
+  // a = 1, c = 1: at n = 1 the growing part is exactly half of the step.
+  CHECK(exercises::predicted_crossover(exercises::StepModel{1.0, 1.0, 0.0}, 1, 4096) == 1);
+  CHECK(exercises::predicted_crossover(exercises::StepModel{1.0, 1.0, 0.0}, 1, 1) == 1);
+}
+
 TEST_CASE("negative n^2 or n^3 costs come back as the fit finds them, not clamped") {
   // Exact points of models with one negative term (every step still positive): least squares
   // recovers them, whatever the sign.
