@@ -187,6 +187,22 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
   CHECK(e[0].total_us == doctest::Approx(60 / 3.0));
 }
 
+TEST_CASE("two forwards inside one step: the means are per forward, not per step") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // Two micro-batches in ProfilerStep#1, each a forward whose gate_proj (30 us) holds a 20 us GEMM.
+  const workbook::Profile p({make_event("ProfilerStep#1", 0, 300000, region),
+                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000), make_event("mlp_forward", 150000, 250000, region),
+                             make_event("gate_proj", 150000, 180000, region), make_event("aten::mm", 155000, 175000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(30));
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+  CHECK(s[0].gemm_gflops == doctest::Approx(2.0 * 10 * 20 * 30 / 20e3));
+}
+
 TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
   using testing::make_event;
   using workbook::Category;

@@ -253,6 +253,17 @@ TEST_CASE("every thread's ops count: the costliest shape may run on another thre
   CHECK(c.share == doctest::Approx(50.0 / 60.0));
 }
 
+TEST_CASE("one op at one shape on two threads is one row: Python's table groups across threads") {
+  workbook::Event mm_on_2 = op("aten::mm", 100, 130, {{8, 8}, {8, 8}});
+  mm_on_2.thread = 2;
+  const workbook::Profile p({op("aten::mm", 0, 30, {{8, 8}, {8, 8}}), op("aten::add", 40, 80, {{8}, {8}}), mm_on_2});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.self_us == doctest::Approx(60));
+  CHECK(c.calls == 2);
+  CHECK(c.share == doctest::Approx(0.6));
+}
+
 TEST_CASE("a host event of another category is an operator too, as a row of Python's table") {
   // A Python trace's module event (category "python_function", read as other): not a region.
   const workbook::Profile p(

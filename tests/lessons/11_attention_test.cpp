@@ -37,7 +37,8 @@ Qkv random_qkv(std::int64_t batch, std::int64_t heads, std::int64_t seq, std::in
 // when the call began.
 struct CallMemory {
   std::int64_t largest_allocation = 0, peak_above_start = 0;
-  std::size_t gemms = 0, sdpa_ops = 0, gemms_over_all_queries = 0, softmax_ops = 0;
+  std::size_t gemms = 0, sdpa_ops = 0, softmax_ops = 0;
+  std::vector<std::int64_t> gemm_query_rows;  // per GEMM in call order: how many queries it takes
 };
 
 CallMemory record_call(const Qkv& x, std::int64_t block) {
@@ -55,8 +56,10 @@ CallMemory record_call(const Qkv& x, std::int64_t block) {
     const bool gemm = e.name == "aten::bmm" || e.name == "aten::mm";
     m.gemms += gemm;
     // [batch x heads, queries, ...] for bmm, [queries, ...] for mm: the first input's rows.
-    if (gemm && !e.input_shapes.empty() && e.input_shapes[0].size() >= 2)
-      m.gemms_over_all_queries += e.input_shapes[0][e.input_shapes[0].size() - 2] == x.q.size(2);
+    if (gemm)
+      m.gemm_query_rows.push_back(!e.input_shapes.empty() && e.input_shapes[0].size() >= 2
+                                      ? e.input_shapes[0][e.input_shapes[0].size() - 2]
+                                      : 0);
     m.sdpa_ops += e.name.find("scaled_dot_product") != std::string::npos;
     m.softmax_ops += e.name == "aten::softmax" || e.name == "aten::_softmax";
   }
@@ -147,9 +150,14 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
     // block of keys two GEMMs (the scores, the weighted values), never a second pass for the maximum.
     CHECK(m.sdpa_ops == 0);
     CHECK(m.gemms == 2 * std::size_t((seq + block - 1) / block));
-    // The blocks are of keys: every GEMM takes all seq queries at once, and no softmax over whole
-    // rows runs (the online softmax replaces it).
-    CHECK(m.gemms_over_all_queries == m.gemms);
+    // The blocks are of keys: the GEMMs of the block from key `start` on take every query that can
+    // see it, at least the seq - start from its first key on (all seq at once is fine: the earlier
+    // queries are masked), and no softmax over whole rows runs (the online softmax replaces it).
+    for (std::size_t g = 0; g < m.gemm_query_rows.size(); ++g) {
+      const std::int64_t start = std::int64_t(g / 2) * block;
+      CAPTURE(g);
+      CHECK(m.gemm_query_rows[g] >= seq - start);
+    }
     CHECK(m.softmax_ops == 0);
   }
 }
@@ -161,6 +169,16 @@ TEST_CASE("the peak grows with seq, not seq^2: seq 1024 peaks at most 2.3x seq 5
                                        << " at 1024");
   REQUIRE(at_512.peak_above_start > 0);
   CHECK(double(at_1024.peak_above_start) <= 2.3 * double(at_512.peak_above_start));
+}
+
+TEST_CASE("any block of at least one key works, the largest one included: one block holds every key") {
+  torch::NoGradGuard no_grad;
+  const Qkv x = random_qkv(1, 2, 5, 4);
+  const torch::Tensor expected = naive_causal_attention(x.q, x.k, x.v);
+  for (std::int64_t block : {std::int64_t(5), std::int64_t(1) << 40, std::numeric_limits<std::int64_t>::max()}) {
+    CAPTURE(block);
+    CHECK(all_close(exercises::tiled_causal_attention(x.q, x.k, x.v, block), expected));
+  }
 }
 
 TEST_CASE("a block smaller than one key is refused") {
