@@ -203,6 +203,23 @@ TEST_CASE("two forwards inside one step: the means are per forward, not per step
   CHECK(s[0].gemm_gflops == doctest::Approx(2.0 * 10 * 20 * 30 / 20e3));
 }
 
+TEST_CASE("self time subtracts every host child: a Python module's span and a runtime call too") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // As a GPU trace recorded from Python has them: gate_proj holds an nn.Module span around its
+  // aten::mm, act_mul launches a kernel straight from the region (a cudaLaunchKernel call).
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("nn.Module: Linear_0", 2000, 28000, Category::other),
+                             make_event("aten::mm", 5000, 25000), make_event("act_mul", 40000, 50000, region),
+                             make_event("cudaLaunchKernel", 41000, 48000, Category::runtime)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].self_us == doctest::Approx(4));  // 30 - 26
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+  CHECK(s[2].self_us == doctest::Approx(3));  // 10 - 7
+}
+
 TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
   using testing::make_event;
   using workbook::Category;

@@ -264,6 +264,21 @@ TEST_CASE("one op at one shape on two threads is one row: Python's table groups 
   CHECK(c.share == doctest::Approx(0.6));
 }
 
+TEST_CASE("a GPU trace's device annotation is no CPU time: the share leaves it out") {
+  // The host region "step" [0, 100] us and its mirror on the GPU lane (gpu_user_annotation on
+  // stream 7, [20, 320] us): only the host one is CPU time, so aten::mm's share is 40 / 100.
+  workbook::Event mirror = make_event("step", 20000, 320000, Category::user_annotation);
+  mirror.device_type = workbook::DeviceType::cuda;
+  mirror.work = workbook::DeviceWork::annotation;
+  mirror.thread = 7;
+  const workbook::Profile p(
+      {make_event("step", 0, 100000, Category::user_annotation), op("aten::mm", 10, 50, {{8, 8}, {8, 8}}), mirror});
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::mm");
+  CHECK(c.self_us == doctest::Approx(40));
+  CHECK(c.share == doctest::Approx(0.4));
+}
+
 TEST_CASE("a host event of another category is an operator too, as a row of Python's table") {
   // A Python trace's module event (category "python_function", read as other): not a region.
   const workbook::Profile p(

@@ -277,6 +277,7 @@ TEST_CASE("the constructor rejects a bucket limit below one byte and a parameter
   OneRank one;
   TwoLayers model = fresh_model();
   CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), *one.group, 0), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), *one.group, -1), std::invalid_argument);
   // One byte is a limit: every parameter in a bucket of its own.
   CHECK(exercises::OverlappedAllreduce(model->parameters(), *one.group, 1).bucket_count() == 4);
   std::vector<torch::Tensor> parameters = model->parameters();
