@@ -24,7 +24,8 @@ struct StageTime {
 };
 
 /// Lesson 05 gave one split for the whole forward; here it is per stage. `profile` holds
-/// recorded GeGLU forwards, each an "mlp_forward" region around the stage regions above (at any
+/// recorded GeGLU forwards, each an "mlp_forward" region on the host (a GPU trace also mirrors every
+/// region on the device lane, a gpu_user_annotation: not a forward) around the stage regions above (at any
 /// depth beneath it; a stage region outside every forward belongs to none and is not counted; a
 /// stage a forward lacks counts as zero time in it), with `tokens` rows (batch x sequence), model width `dim` and hidden width `hidden`. The FLOPs are
 /// yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H), not the profiler's estimate.

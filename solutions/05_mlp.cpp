@@ -10,7 +10,10 @@ namespace exercises {
 
 std::vector<StageTime> stage_breakdown(const workbook::Profile& profile, std::int64_t tokens, std::int64_t dim,
                                        std::int64_t hidden) {
-  const auto forwards = profile.find("mlp_forward");
+  // Host regions only: a GPU trace mirrors each region on the device lane (gpu_user_annotation).
+  std::vector<workbook::EventId> forwards;
+  for (auto id : profile.find("mlp_forward"))
+    if (profile[id].on_host()) forwards.push_back(id);
   if (forwards.empty()) throw std::invalid_argument("stage_breakdown: the profile has no mlp_forward region");
   const std::int64_t projection = 2 * tokens * dim * hidden;  // [T, D] x [D, H], or [T, H] x [H, D]
   std::vector<StageTime> stages{{"gate_proj"}, {"up_proj"}, {"act_mul"}, {"down_proj"}};

@@ -220,6 +220,27 @@ TEST_CASE("self time subtracts every host child: a Python module's span and a ru
   CHECK(s[2].self_us == doctest::Approx(3));  // 10 - 7
 }
 
+TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // Kineto mirrors each region on the GPU lane (gpu_user_annotation on stream 7): one forward here.
+  auto mirror = [&](const char* name, std::int64_t start, std::int64_t end) {
+    workbook::Event e = make_event(name, start, end, region);
+    e.device_type = workbook::DeviceType::cuda;
+    e.work = workbook::DeviceWork::annotation;
+    e.thread = 7;
+    return e;
+  };
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 5000, 25000), mirror("mlp_forward", 10000, 120000),
+                             mirror("gate_proj", 10000, 45000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx(30));
+  CHECK(s[0].gemm_us == doctest::Approx(20));
+}
+
 TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
   using testing::make_event;
   using workbook::Category;

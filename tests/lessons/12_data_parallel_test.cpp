@@ -42,13 +42,6 @@ struct Batch {
   torch::Tensor x, target;
 };
 
-Batch whole_batch() {
-  torch::manual_seed(12);
-  Batch b{torch::randn({kRows, kDim}), {}};
-  b.target = torch::randn({kRows, kOut});
-  return b;
-}
-
 // Two layers with biases, parameters of four sizes: fc1.weight [64, 32], fc1.bias [64],
 // fc2.weight [16, 64], fc2.bias [16]. Backward produces fc2's gradients first, fc1's weight last.
 struct TwoLayersImpl : torch::nn::Module {
@@ -65,11 +58,25 @@ TwoLayers fresh_model() {
   return TwoLayers();
 }
 
+// The batch both ranks split. With `rank0_fits`, rank 0's targets are the fresh model's own
+// outputs: its first step's loss and every gradient it makes are exactly zero.
+Batch whole_batch(bool rank0_fits = false) {
+  torch::manual_seed(12);
+  Batch b{torch::randn({kRows, kDim}), {}};
+  b.target = torch::randn({kRows, kOut});
+  if (rank0_fits) {
+    torch::NoGradGuard no_grad;
+    // The shard's own rows through the model, as rank 0 computes them (same shape: same bits).
+    workbook::shard_rows(b.target, 0, 2).copy_(fresh_model()->forward(workbook::shard_rows(b.x, 0, 2)));
+  }
+  return b;
+}
+
 // What one process training on the whole batch ends with.
-std::vector<torch::Tensor> single_process_weights() {
+std::vector<torch::Tensor> single_process_weights(bool rank0_fits = false) {
   TwoLayers model = fresh_model();
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
-  const Batch b = whole_batch();
+  const Batch b = whole_batch(rank0_fits);
   for (int step = 0; step < kSteps; ++step) {
     workbook::zero_grad(*model, /*set_to_none=*/true);
     torch::mse_loss(model->forward(b.x), b.target).backward();
@@ -87,10 +94,11 @@ struct RankResult {
   std::size_t buckets = 0;
 };
 
-RankResult train_on_shard(workbook::Collectives& group, std::int64_t bucket_bytes, workbook::Session* session) {
+RankResult train_on_shard(workbook::Collectives& group, std::int64_t bucket_bytes, workbook::Session* session,
+                          bool rank0_fits = false) {
   TwoLayers model = fresh_model();
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
-  const Batch b = whole_batch();
+  const Batch b = whole_batch(rank0_fits);
   const torch::Tensor x = workbook::shard_rows(b.x, group.rank(), group.world_size());
   const torch::Tensor target = workbook::shard_rows(b.target, group.rank(), group.world_size());
   exercises::OverlappedAllreduce sync(model->parameters(), group, bucket_bytes);
@@ -136,9 +144,9 @@ constexpr const char* kRankOneCase = "rank 1 of the two-rank job the checks abov
 // rank (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) to run only the skipped test case at the end
 // of this file. (Not fork(): LibTorch 2.x refuses autograd in a forked child once the parent has
 // run a backward.) Its report goes to a file, shown when it fails.
-JobResult two_rank_job(std::int64_t bucket_bytes) {
+JobResult two_rank_job(std::int64_t bucket_bytes, bool rank0_fits = false) {
   torch::set_num_threads(1);  // each rank one thread, as torchrun's OMP_NUM_THREADS=1
-  const std::vector<torch::Tensor> expected = single_process_weights();
+  const std::vector<torch::Tensor> expected = single_process_weights(rank0_fits);
   workbook::RankEnv env;
   env.world_size = 2;
   env.master_port = workbook::free_local_port();
@@ -147,7 +155,8 @@ JobResult two_rank_job(std::int64_t bucket_bytes) {
   workbook::RankEnv rank1 = env;
   rank1.rank = 1;
   std::vector<std::string> settings =
-      workbook::rank_environment(rank1, {"WORKBOOK_CHECK_BUCKET_BYTES=" + std::to_string(bucket_bytes)});
+      workbook::rank_environment(rank1, {"WORKBOOK_CHECK_BUCKET_BYTES=" + std::to_string(bucket_bytes),
+                                         std::string("WORKBOOK_CHECK_RANK0_FITS=") + (rank0_fits ? "1" : "0")});
   std::vector<char*> environment;
   for (auto& setting : settings) environment.push_back(setting.data());
   environment.push_back(nullptr);
@@ -165,7 +174,7 @@ JobResult two_rank_job(std::int64_t bucket_bytes) {
   try {
     workbook::Collectives group(env, std::chrono::seconds(30));
     workbook::Session session(workbook::Schedule(0, 0, kSteps));
-    job.rank0 = train_on_shard(group, bucket_bytes, &session);
+    job.rank0 = train_on_shard(group, bucket_bytes, &session, rank0_fits);
     job.profile = session.finish();
   } catch (...) {
     ::kill(child, SIGKILL);
@@ -193,6 +202,14 @@ std::vector<workbook::EventId> allreduces_in(const workbook::Profile& p, workboo
 
 TEST_CASE("two ranks end with the weights of one process training on the whole batch") {
   const JobResult job = two_rank_job(kOneWeightPerBucket);
+  INFO("rank 1 (exit status " << job.rank1_status << ") reported:\n" << job.rank1_report);
+  CHECK(job.rank1_status == 0);
+}
+
+TEST_CASE("a rank whose gradients are all zero still all-reduces every bucket: the other ranks wait for it") {
+  // Rank 0's first gradients are exactly zero (its targets are the model's outputs); the average
+  // is still rank 1's half, and a rank that skips a collective leaves the others waiting.
+  const JobResult job = two_rank_job(kOneWeightPerBucket, /*rank0_fits=*/true);
   INFO("rank 1 (exit status " << job.rank1_status << ") reported:\n" << job.rank1_report);
   CHECK(job.rank1_status == 0);
 }
@@ -403,9 +420,13 @@ TEST_CASE("with one rank the gradients come back as backward made them: float64,
 TEST_CASE(kRankOneCase* doctest::skip()) {
   const auto env = workbook::rank_env_from_environment();
   const char* bucket_bytes = std::getenv("WORKBOOK_CHECK_BUCKET_BYTES");
+  const char* rank0_fits = std::getenv("WORKBOOK_CHECK_RANK0_FITS");
   REQUIRE(env);
   REQUIRE(bucket_bytes != nullptr);
+  REQUIRE(rank0_fits != nullptr);
+  const bool fits = std::string(rank0_fits) == "1";
   torch::set_num_threads(1);
   workbook::Collectives group(*env, std::chrono::seconds(30));
-  CHECK(same_weights(train_on_shard(group, std::stoll(bucket_bytes), nullptr).weights, single_process_weights()));
+  CHECK(same_weights(train_on_shard(group, std::stoll(bucket_bytes), nullptr, fits).weights,
+                     single_process_weights(fits)));
 }
