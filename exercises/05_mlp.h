@@ -15,8 +15,9 @@ namespace exercises {
 struct StageTime {
   std::string stage;       ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
   double total_us = 0;     ///< total time of the stage's regions in a forward (summed), mean over forwards
-  double self_us = 0;      ///< self time of those regions (their total minus their direct children's, ops and
-                           ///< regions alike, as Python's self time), mean over forwards
+  double self_us = 0;      ///< self time of those regions (their total minus every direct host child's total:
+                           ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
+                           ///< memory records and device events are not children), mean over forwards
   double gemm_us = 0;      ///< total time of all GEMMs beneath them (aten::mm, aten::addmm), mean over forwards
   double gemm_share = 0;   ///< gemm_us / total_us
   std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
@@ -29,7 +30,8 @@ struct StageTime {
 /// depth beneath it; a stage region outside every forward belongs to none and is not counted; a
 /// stage a forward lacks counts as zero time in it), with `tokens` rows (batch x sequence), model width `dim` and hidden width `hidden`. The FLOPs are
 /// yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H), not the profiler's estimate.
-/// Throws std::invalid_argument when the profile has no "mlp_forward" region.
+/// Throws std::invalid_argument when the profile has no host "mlp_forward" region (a device mirror
+/// alone is no forward).
 std::vector<StageTime> stage_breakdown(const workbook::Profile& profile, std::int64_t tokens, std::int64_t dim,
                                        std::int64_t hidden);
 //! [contract]

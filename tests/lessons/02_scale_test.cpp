@@ -125,6 +125,28 @@ TEST_CASE("a step that is zero or negative is an error") {
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, std::nan("")}, {32, 3.0}}), std::invalid_argument);
 }
 
+TEST_CASE("a zero or negative step is an error also when its size is measured again") {
+  // Every point is weighted by 1 / step², so one zero step among repeats still divides by zero.
+  CHECK_THROWS_AS(exercises::fit_step_model({{16, 0.0}, {16, 1.0}, {32, 2.0}, {64, 5.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::fit_step_model({{16, 1.0}, {16, -1.0}, {32, 2.0}, {64, 5.0}}), std::invalid_argument);
+}
+
+TEST_CASE("steps of seconds fit like steps of microseconds: singularity is not an absolute threshold") {
+  // The weights are 1 / step²: with steps of 1e6..1e8 us the normal equations' entries are tiny,
+  // and a pivot test against a fixed epsilon would refuse these well-determined points.
+  CHECK_NOTHROW(exercises::fit_step_model({{1000, 1e6}, {2000, 3e6}, {4000, 2e7}}));
+  exercises::StepModel slow;
+  slow.fixed_us = 2e5;
+  slow.per_n2_us = 0.5;
+  slow.per_n3_us = 3e-4;
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (std::int64_t n : {1000, 2000, 4000, 8000}) points.emplace_back(n, slow.predict_us(n));
+  const auto fit = exercises::fit_step_model(points);
+  CHECK(fit.fixed_us == doctest::Approx(2e5).epsilon(1e-6));
+  CHECK(fit.per_n2_us == doctest::Approx(0.5).epsilon(1e-6));
+  CHECK(fit.per_n3_us == doctest::Approx(3e-4).epsilon(1e-6));
+}
+
 TEST_CASE("the fit is least squares: noise does not throw it off, too few sizes are an error") {
   exercises::StepModel truth;
   truth.fixed_us = 8;

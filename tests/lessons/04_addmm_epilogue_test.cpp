@@ -38,6 +38,20 @@ TEST_CASE("the values and the shape of nn::Linear's") {
   CHECK(torch::allclose(y, torch::nn::functional::linear(in.x, in.w, in.b), 1e-4, 1e-4));
 }
 
+TEST_CASE("with an nn::Linear's parameters, backward reaches the weight and the bias as through F::linear") {
+  // An out= op (addmm_out into a preallocated output) refuses autograd: a layer must not.
+  torch::manual_seed(44);
+  const auto x = torch::randn({2, 3, 8});
+  const torch::Tensor w = torch::randn({6, 8}, torch::requires_grad()), b = torch::randn({6}, torch::requires_grad());
+  const torch::Tensor w_twin = w.detach().clone().requires_grad_(), b_twin = b.detach().clone().requires_grad_();
+  exercises::linear_3d(x, w, b).square().sum().backward();
+  torch::nn::functional::linear(x, w_twin, b_twin).square().sum().backward();
+  REQUIRE(w.grad().defined());
+  REQUIRE(b.grad().defined());
+  CHECK(torch::allclose(w.grad(), w_twin.grad(), 1e-4, 1e-4));
+  CHECK(torch::allclose(b.grad(), b_twin.grad(), 1e-4, 1e-4));
+}
+
 TEST_CASE("a weight changed in place, as an optimizer step does, gives the new result: nothing is cached") {
   torch::manual_seed(45);
   const auto x = torch::randn({2, 3, 8}), b = torch::randn({6});

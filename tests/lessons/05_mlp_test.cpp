@@ -239,6 +239,9 @@ TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
   REQUIRE(s.size() == 4);
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
+  // A profile whose only mlp_forward is a device mirror holds no forward: an error, not means of 0 / 0.
+  const workbook::Profile only_mirrors({mirror("mlp_forward", 10000, 120000), mirror("gate_proj", 10000, 45000)});
+  CHECK_THROWS_AS(exercises::stage_breakdown(only_mirrors, 10, 20, 30), std::invalid_argument);
 }
 
 TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
