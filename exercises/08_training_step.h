@@ -31,9 +31,9 @@ struct PhaseReport {
 
 /// Runs `steps` recorded training steps under the profiler, after one step that is not recorded
 /// (the schedule's warm-up, as lesson 08 does: the Session records it and throws it away, so the
-/// profiler's own first recording falls there; a wait step instead records the same steps and is
-/// accepted, only the first recorded step then pays that cost; a step run before the session
-/// starts is not: the recorded steps must be ProfilerStep#1 and #2), each phase
+/// one-off cost of the first ops recorded in a process falls there; a wait step instead records the
+/// same steps and is accepted too; a step run before the session starts is not: the recorded steps
+/// must be ProfilerStep#1 to ProfilerStep#steps), each phase
 /// inside a workbook::Region named after it, in the order of TrainingStep, and reports from the
 /// profile. Lesson 08 wrote such a loop for its own model; here the loop is given to you in pieces.
 PhaseReport profile_training(const TrainingStep& step, int steps);

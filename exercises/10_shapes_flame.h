@@ -16,8 +16,9 @@ struct ShapeCost {
   double self_us = 0;        ///< its self CPU time, summed over its calls
   int calls = 0;             ///< how many calls had these shapes
   double share = 0;          ///< self_us over the profile's self CPU time: Python's self_cpu_time_total,
-                             ///< every CPU event's self time, regions included (kernels and
-                             ///< memory records are not CPU time)
+                             ///< every CPU event's self time, regions included (device work is
+                             ///< not CPU time: kernels, memcpys and the GPU lane's mirrors of the
+                             ///< regions, gpu_user_annotation; nor are memory records)
 };
 
 /// Among the profile's operators (every host event that is not a region, as the rows of Python's

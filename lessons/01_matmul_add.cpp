@@ -129,16 +129,21 @@ void tell_whether_the_first_step_was_cold(const LessonOptions& opt, const std::v
   const Finding cold_start = findings01::first_step_was_cold(gaps);
   answer("first_step_cold", cold_start);  // the learner's prediction is scored against it
   const bool cold = cold_start.holds;
-  narrate(std::string(cold ? "Here the first recorded step paid for a cold start: "
-                           : "Here the first recorded step's gap was not much larger than the later ones. A cold "
-                             "start shows up in the first recorded step: ") +
+  const char* what_this_run_shows =
+      !cold ? "Here the first recorded step's gap was not much larger than the later ones. A cold start shows up in "
+              "the first recorded step: "
+      : opt.warmup > 0 ? "Here the first recorded step paid for a cold start although a warm-up step ran before it: "
+                         "not the one-off cost of the first recorded ops, which the warm-up took, but something else "
+                         "that ran for the first time there (or a cost that is not one-off). A cold start is "
+                       : "Here the first recorded step paid for a cold start: ";
+  narrate(std::string(what_this_run_shows) +
           "whatever runs for the first time under the profiler. That is the gap the articles measured: about "
           "228 us before the first aten::matmul of the first recorded step against about 5 us later (Part 1, "
           "A100). The schedule's wait and warm-up steps did not remove it there; warm-up iterations run before "
           "the profiler started did. This workbook's Session records its warm-up steps and throws them away (as "
-          "torch.profiler's documentation describes warm-up), so the profiler's own first recording in this process "
-          "falls in a warm-up step when the schedule has one: this run's had " +
-          fmt::format("{} (-- --warmup N).", opt.warmup));
+          "torch.profiler's documentation describes warm-up): the first ops recorded in a process pay a one-off "
+          "cost, and a warm-up step takes it (the profiler is started afresh for the active steps). This run had " +
+          fmt::format("{} warm-up step(s) (-- --warmup N).", opt.warmup));
 }
 
 void print_the_wall_time_per_step(const ScheduledRun& recorded) {

@@ -92,6 +92,20 @@ TEST_CASE("a session that ends in its warm-up hands over nothing and leaves the 
   CHECK(run_steps(next, 1).count("aten::mm") == 1);
 }
 
+TEST_CASE("a session in its warm-up holds the profiler; destroyed there unfinished, it lets it go") {
+  {
+    Session warming(Schedule(0, 2, 1));
+    torch::Tensor y = torch::mm(small(), small());
+    warming.step();  // step 1 of 2 warm-up steps: recording, to be thrown away
+    CHECK(torch::profiler::impl::profilerEnabled());
+    auto second = [] { Session again(Schedule(0, 0, 1)); };
+    CHECK_THROWS_WITH_AS(second(), doctest::Contains("already recording"), std::logic_error);
+  }
+  CHECK_FALSE(torch::profiler::impl::profilerEnabled());
+  Session next(Schedule(0, 0, 1));
+  CHECK(run_steps(next, 1).count("aten::mm") == 1);
+}
+
 TEST_CASE("on_trace_ready gets every cycle; finish returns the last") {
   int calls = 0;
   std::vector<std::size_t> counts;

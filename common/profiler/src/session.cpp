@@ -52,9 +52,10 @@ struct Session::State {
   // The transitions of torch.profiler's _transit_action table, with one difference: warm-up
   // steps are recorded and thrown away, as torch.profiler's documentation describes warm-up.
   // (LibTorch's prepareProfiler, which Python's warm-up calls, prepares Kineto's device tracing;
-  // the operator callbacks start in enableProfiler.) So the profiler's own first recording in a
-  // process, ~50 us before the first op here (~120 us with shapes), lands in a step that is thrown
-  // away instead of in the first recorded one.
+  // the operator callbacks start in enableProfiler.) The first ops recorded in a process pay a
+  // one-off cost (~50 us before the first op here, ~120 us with shapes): a warm-up step takes it,
+  // and the profiler is started afresh for the active steps (with Kineto, on 2.6, that restart
+  // costs the first active step 50-150 us of its own).
   void enter(Schedule::Action from, Schedule::Action to) {
     if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
     if (to == Schedule::Action::warmup) {

@@ -54,7 +54,9 @@ struct SessionOptions {
 
 /// A profiling session (RAII). Construct it, call `step()` at the end of every iteration, then
 /// `finish()`. Each recorded step is wrapped in a `ProfilerStep#N` region, as in Python.
-/// Recording is per thread: ops run on other threads are not seen.
+/// Recording is per thread: ops run on other threads are not seen. A session holds LibTorch's
+/// profiler from its first warm-up or active step (warm-up steps are recorded, then thrown away)
+/// until finish() or its destruction: meanwhile a second Session throws std::logic_error.
 class Session {
  public:
   /// Starts a session; with the default schedule every step is recorded until finish().
@@ -86,7 +88,8 @@ class Session {
 std::string libtorch_version();
 
 /// Whether this LibTorch has Kineto (its own trace writer, CUDA activity). Probed once with a
-/// tiny profile; asked while a session records, it answers false without remembering it.
+/// tiny profile; asked before that while a session holds the profiler (in its warm-up too), it
+/// answers false without remembering it.
 bool kineto_available();
 
 }  // namespace workbook
