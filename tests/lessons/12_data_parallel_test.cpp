@@ -374,6 +374,51 @@ TEST_CASE("buckets start in bucket order, even when backward completes a later o
   CHECK(started_early == 0);
 }
 
+// An all-reduce over `world_size` ranks that all hold this rank's gradients, whose sum is in only
+// once it is waited for, as when a peer is slow with that bucket: Gloo runs two all-reduces at
+// once, so a later bucket can finish first and an earlier one still be in flight.
+struct SumWhenWaited : c10d::Work {
+  SumWhenWaited(torch::Tensor tensor, int world_size) : tensor(std::move(tensor)), world_size(world_size) {}
+  bool isCompleted() override { return summed; }
+  bool wait(std::chrono::milliseconds) override {
+    if (!summed) tensor.mul_(world_size);
+    summed = true;
+    return true;
+  }
+  torch::Tensor tensor;
+  int world_size;
+  bool summed = false;
+};
+
+TEST_CASE("finish() waits for every bucket: the last all-reduce done is not all of them done") {
+  // Rank 0 of two whose gradients are equal: averaged, they come back as backward made them. Each
+  // bucket's sum is in only when finish() waits for it (the last one is in at once).
+  int started = 0;
+  const int expected_buckets = 3;
+  workbook::Collectives group(0, 2, [&](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+    auto work = c10::make_intrusive<SumWhenWaited>(flat, 2);
+    if (++started % expected_buckets == 0) work->wait(std::chrono::milliseconds(0));  // a step's last: done first
+    return work;
+  });
+  TwoLayers model = fresh_model(), twin = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), group, kOneWeightPerBucket);
+  REQUIRE(sync.bucket_count() == std::size_t(expected_buckets));
+  const Batch b = whole_batch();
+  for (int step = 0; step < 2; ++step) {
+    workbook::zero_grad(*model, /*set_to_none=*/true);
+    workbook::zero_grad(*twin, /*set_to_none=*/true);
+    torch::mse_loss(model->forward(b.x), b.target).backward();
+    sync.finish();
+    torch::mse_loss(twin->forward(b.x), b.target).backward();
+    const auto mine = model->parameters(), theirs = twin->parameters();
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      CAPTURE(step);
+      CAPTURE(k);
+      CHECK(all_close(mine[k].grad(), theirs[k].grad()));
+    }
+  }
+}
+
 TEST_CASE("the hooks go with the object: a later backward starts no all-reduce") {
   OneRank one;
   TwoLayers model = fresh_model();

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,12 @@ class Collectives {
   /// Joins the job: blocks until every rank has joined. Every wait (the rendezvous, a collective)
   /// gives up after `timeout` with an exception, and so does a collective whose peer died.
   Collectives(const RankEnv& env, std::chrono::milliseconds timeout);
+  /// How a stand-in job starts an all-reduce: what start_allreduce returns.
+  using StartAllreduce = std::function<c10::intrusive_ptr<c10d::Work>(const torch::Tensor&)>;
+  /// A stand-in job for tests: this process is `rank` of `world_size`, and every all-reduce is
+  /// `start` (no process group, no store, no profiler records of its own). Its Work decides when
+  /// the sum is in, so a test can make an earlier all-reduce finish after a later one.
+  Collectives(int rank, int world_size, StartAllreduce start);
   ~Collectives();
   Collectives(const Collectives&) = delete;
   Collectives& operator=(const Collectives&) = delete;
