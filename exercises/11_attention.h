@@ -13,7 +13,8 @@ namespace exercises {
 /// [batch, heads, seq, head_dim] (k and v as long as q), computed over blocks of `block` keys at a
 /// time with a running maximum and a running sum per query row (the online softmax of
 /// FlashAttention), so that no [seq, seq] tensor is ever allocated: the largest intermediate is
-/// [batch, heads, seq, block]. Query i attends to keys 0..i (itself included). Lesson 11 showed
+/// [batch, heads, seq, block], and every intermediate is float32 like the inputs (the checks
+/// measure allocations in bytes). Query i attends to keys 0..i (itself included). Lesson 11 showed
 /// what naive attention and SDPA's math path allocate; the checks profile your function's memory.
 /// Throws std::invalid_argument when block < 1.
 torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

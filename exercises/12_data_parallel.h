@@ -23,7 +23,8 @@ namespace exercises {
 ///   all-reduce is started with group.start_allreduce — asynchronously, without waiting, so that
 ///   backward goes on computing the remaining gradients meanwhile (every rank must start the same
 ///   buckets in the same order, hence bucket order, not readiness order);
-/// - finish(), called after backward, waits for every bucket and leaves in each parameter's grad()
+/// - finish(), called after backward, waits for every bucket (Work::wait() on each bucket's Work:
+///   a later bucket may finish before an earlier one) and leaves in each parameter's grad()
 ///   the sum over the ranks divided by the world size (the gradient of the whole batch's mean loss
 ///   when each rank holds an equal shard), in the parameters' dtype (all parameters share one dtype
 ///   and device: make each bucket's buffer with their options).

@@ -217,9 +217,10 @@ void explain_the_first_steps_frees(const LessonOptions& opt, const GegluBatch& b
           "{} bytes freed, not {}: the allocator reports a free only when it knows the block's size, which it "
           "learns when the block is allocated with memory profiling on (c10/core/CPUAllocator.cpp warns 'Memory "
           "block of unknown size was allocated before the profiling started'). The warm-up step records with "
-          "memory profiling on (its records are dropped), so what it allocated is known; what was allocated "
-          "before it is not, and the table of sizes is not emptied between recordings, so a reused address can "
-          "match an entry from an earlier one. That is why each step is measured from its forward's start.",
+          "memory profiling on (its records are dropped), so the frees of what it allocated are expected to "
+          "match; a mismatch comes from blocks older than the warm-up, or from the table of sizes, which is not "
+          "emptied between recordings, matching a reused address to an earlier entry. That is why each step is "
+          "measured from its forward's start.",
           first_frees, -batch.gradients));
   }
 }

@@ -209,6 +209,16 @@ TEST_CASE("a step of exactly zero has a busy fraction of 0, never a division by 
   CHECK(exercises::StepModel{}.busy_fraction(4) == 0.0);  // the all-zero model: 0, not 0 / 0
 }
 
+TEST_CASE("a tiny positive step is still a step: only step <= 0 has a busy fraction of 0") {
+  // step(1) = -1 + (1 + 1e-10) = 1e-10 us: positive, so its share is (step - fixed) / step, huge.
+  exercises::StepModel tiny;
+  tiny.fixed_us = -1;
+  tiny.per_n2_us = 1 + 1e-10;
+  CHECK(tiny.predict_us(1) > 0);
+  CHECK(tiny.busy_fraction(1) > 1e9);
+  CHECK(exercises::predicted_crossover(tiny, 1, 8) == 1);
+}
+
 TEST_CASE("a model compute-bound already at n = 1 answers 1: 2^0 is a power of two") {
   // a = 1, c = 1: at n = 1 the growing part is exactly half of the step.
   CHECK(exercises::predicted_crossover(exercises::StepModel{1.0, 1.0, 0.0}, 1, 4096) == 1);

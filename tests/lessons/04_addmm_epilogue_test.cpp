@@ -52,6 +52,18 @@ TEST_CASE("with an nn::Linear's parameters, backward reaches the weight and the 
   CHECK(torch::allclose(b.grad(), b_twin.grad(), 1e-4, 1e-4));
 }
 
+TEST_CASE("an empty batch still reaches the weight and the bias: zero gradients, as through F::linear") {
+  torch::manual_seed(46);
+  const torch::Tensor w = torch::randn({6, 8}, torch::requires_grad()), b = torch::randn({6}, torch::requires_grad());
+  const torch::Tensor y = exercises::linear_3d(torch::randn({0, 3, 8}), w, b);
+  REQUIRE(y.requires_grad());
+  y.sum().backward();
+  REQUIRE(w.grad().defined());
+  REQUIRE(b.grad().defined());
+  CHECK(torch::equal(w.grad(), torch::zeros_like(w)));
+  CHECK(torch::equal(b.grad(), torch::zeros_like(b)));
+}
+
 TEST_CASE("a weight changed in place, as an optimizer step does, gives the new result: nothing is cached") {
   torch::manual_seed(45);
   const auto x = torch::randn({2, 3, 8}), b = torch::randn({6});

@@ -220,6 +220,19 @@ TEST_CASE("self time subtracts every host child: a Python module's span and a ru
   CHECK(s[2].self_us == doctest::Approx(3));  // 10 - 7
 }
 
+TEST_CASE("self time is not clamped: children that overlap can make it negative, as in Python") {
+  using testing::make_event;
+  const auto region = workbook::Category::user_annotation;
+  // Two ops inside gate_proj whose intervals overlap (clock readings of a real trace can): their
+  // totals, 19 + 19 us, exceed the region's 30 us, so its self time is -8 us.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("aten::mm", 1000, 20000), make_event("aten::add", 10000, 29000)});
+  REQUIRE(p.self_ns(p.find("gate_proj").front()) == -8000);
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].self_us == doctest::Approx(-8));
+}
+
 TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
   using testing::make_event;
   using workbook::Category;

@@ -38,11 +38,12 @@ Qkv random_qkv(std::int64_t batch, std::int64_t heads, std::int64_t seq, std::in
 struct CallMemory {
   std::int64_t largest_allocation = 0, peak_above_start = 0;
   std::size_t sdpa_ops = 0, softmax_ops = 0;
-  // The GEMMs, each seen as queries x keys: a scores GEMM [.., queries, head_dim] x [.., head_dim,
-  // keys], a weighted-values GEMM [.., queries, keys] x [.., keys, head_dim].
+  // The GEMMs: a scores GEMM contracts over head_dim (q kᵀ, or k qᵀ), a weighted-values GEMM over
+  // keys (weights v, or vᵀ weightsᵀ). Either way its (query, key) pairs are its outer dims times
+  // its contracted dim over head_dim: the FLOPs over 2 head_dim.
   std::size_t score_gemms = 0, value_gemms = 0;
   std::int64_t score_pairs = 0, value_pairs = 0;  // (query, key) pairs summed over those GEMMs
-  std::int64_t widest_keys = 0;                   // the most keys one GEMM spans
+  std::int64_t widest_value_keys = 0;             // the most keys one weighted-values GEMM sums over
 };
 
 CallMemory record_call(const Qkv& x, std::int64_t block) {
@@ -57,16 +58,20 @@ CallMemory record_call(const Qkv& x, std::int64_t block) {
   for (workbook::EventId d : p.descendants(p.find("attention").at(0))) {
     const auto& e = p[d];
     if (e.category == workbook::Category::memory) m.largest_allocation = std::max(m.largest_allocation, e.bytes);
-    if ((e.name == "aten::bmm" || e.name == "aten::mm") && e.input_shapes.size() >= 2 &&
-        e.input_shapes[0].size() >= 2 && e.input_shapes[1].size() >= 2) {
-      const auto& a = e.input_shapes[0];
-      const auto& b = e.input_shapes[1];
-      const std::int64_t queries = a[a.size() - 2], inner = a.back(), outer = b.back();
-      const bool scores = inner == x.q.size(-1);  // contracted over head_dim
-      const std::int64_t keys = scores ? outer : inner;
+    // mm and bmm multiply inputs 0 and 1; addmm and baddbmm (a rescale fused in) inputs 1 and 2.
+    const bool plain = e.name == "aten::bmm" || e.name == "aten::mm";
+    const bool fused = e.name == "aten::baddbmm" || e.name == "aten::addmm";
+    const std::size_t first = fused ? 1 : 0;
+    if ((plain || fused) && e.input_shapes.size() >= first + 2 && e.input_shapes[first].size() >= 2 &&
+        e.input_shapes[first + 1].size() >= 2) {
+      const auto& a = e.input_shapes[first];
+      const auto& b = e.input_shapes[first + 1];
+      const std::int64_t rows = a[a.size() - 2], contracted = a.back(), columns = b.back();
+      const std::int64_t head_dim = x.q.size(-1);
+      const bool scores = contracted == head_dim;
       (scores ? m.score_gemms : m.value_gemms) += 1;
-      (scores ? m.score_pairs : m.value_pairs) += queries * keys;
-      m.widest_keys = std::max(m.widest_keys, keys);
+      (scores ? m.score_pairs : m.value_pairs) += rows * columns * contracted / head_dim;
+      if (!scores) m.widest_value_keys = std::max(m.widest_value_keys, contracted);
     }
     m.sdpa_ops += e.name.find("scaled_dot_product") != std::string::npos;
     m.softmax_ops += e.name == "aten::softmax" || e.name == "aten::_softmax";
@@ -154,13 +159,13 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
                                << ", the whole [seq, seq] matrix " << full_scores_bytes);
     CHECK(m.largest_allocation > 0);
     CHECK(m.largest_allocation <= block_bytes);
-    // Written with LibTorch ops over blocks of keys, not handed to a fused kernel: no GEMM spans
-    // more than one block of keys, and no softmax over whole rows runs (the online softmax replaces
-    // it). The queries may be tiled too, or skip the keys they cannot see.
+    // Written with LibTorch ops over blocks of keys, not handed to a fused kernel: no weighted-values
+    // GEMM sums over more than one block of keys, and no softmax over whole rows runs (the online
+    // softmax replaces it). The queries may be tiled too, or skip the keys they cannot see.
     CHECK(m.sdpa_ops == 0);
     CHECK(m.score_gemms >= std::size_t((seq + block - 1) / block));
     CHECK(m.value_gemms >= std::size_t((seq + block - 1) / block));
-    CHECK(m.widest_keys <= std::min(block, seq));
+    CHECK(m.widest_value_keys <= std::min(block, seq));
     CHECK(m.softmax_ops == 0);
     // One pass: each (query, key) score is computed once and weighs its value once, at most seq x
     // seq pairs each; never a second pass over the keys for the exact maximum.

@@ -390,6 +390,57 @@ struct SumWhenWaited : c10d::Work {
   bool summed = false;
 };
 
+// An all-reduce over `world_size` ranks that all hold this rank's gradients, reading the bucket
+// when it starts, as Gloo does: what the bucket held then is what comes back, times world_size.
+struct SumOfWhatWasThere : c10d::Work {
+  SumOfWhatWasThere(torch::Tensor tensor, int world_size)
+      : tensor(std::move(tensor)), sum(this->tensor.clone().mul_(world_size)) {}
+  bool isCompleted() override { return done; }
+  bool wait(std::chrono::milliseconds) override {
+    if (!done) tensor.copy_(sum);
+    done = true;
+    return true;
+  }
+  torch::Tensor tensor, sum;
+  bool done = false;
+};
+
+// Parameters registered against their use: backward produces `second`'s gradients first, while
+// reverse registration order lists `first`'s first.
+struct AgainstUseImpl : torch::nn::Module {
+  AgainstUseImpl()
+      : second(register_module("second", torch::nn::Linear(kHidden, kOut))),
+        first(register_module("first", torch::nn::Linear(kDim, kHidden))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::relu(first->forward(x))); }
+  torch::nn::Linear second, first;
+};
+TORCH_MODULE(AgainstUse);
+
+TEST_CASE(
+    "one bucket whose gradients arrive against its order: each lands in its own slice, the bucket starts complete") {
+  // One bucket holds all four parameters, listed first.bias, first.weight, second.bias,
+  // second.weight; backward delivers second's first. Each gradient goes to its member's slice,
+  // and the all-reduce (which reads the bucket when it starts) starts only once all four are in.
+  workbook::Collectives group(0, 2, [](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+    return c10::make_intrusive<SumOfWhatWasThere>(flat, 2);
+  });
+  torch::manual_seed(5);
+  AgainstUse model;
+  torch::manual_seed(5);
+  AgainstUse twin;
+  exercises::OverlappedAllreduce sync(model->parameters(), group, std::int64_t(1) << 30);
+  REQUIRE(sync.bucket_count() == 1);
+  const Batch b = whole_batch();
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  sync.finish();
+  torch::mse_loss(twin->forward(b.x), b.target).backward();
+  const auto mine = model->parameters(), theirs = twin->parameters();
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    CAPTURE(k);
+    CHECK(all_close(mine[k].grad(), theirs[k].grad()));
+  }
+}
+
 TEST_CASE("finish() waits for every bucket: the last all-reduce done is not all of them done") {
   // Rank 0 of two whose gradients are equal: averaged, they come back as backward made them. Each
   // bucket's sum is in only when finish() waits for it (the last one is in at once).

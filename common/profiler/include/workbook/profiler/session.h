@@ -55,8 +55,9 @@ struct SessionOptions {
 /// A profiling session (RAII). Construct it, call `step()` at the end of every iteration, then
 /// `finish()`. Each recorded step is wrapped in a `ProfilerStep#N` region, as in Python.
 /// Recording is per thread: ops run on other threads are not seen. A session holds LibTorch's
-/// profiler from its first warm-up or active step (warm-up steps are recorded, then thrown away)
-/// until finish() or its destruction: meanwhile a second Session throws std::logic_error.
+/// profiler while a cycle is in its warm-up or active steps (warm-up steps are recorded, then
+/// thrown away), until that cycle is saved, finish() or its destruction: meanwhile a second
+/// Session throws std::logic_error.
 class Session {
  public:
   /// Starts a session; with the default schedule every step is recorded until finish().
