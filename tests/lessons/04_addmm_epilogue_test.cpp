@@ -42,6 +42,14 @@ TEST_CASE("with an nn::Linear's parameters, backward reaches the weight and the 
   // An out= op (addmm_out into a preallocated output) refuses autograd: a layer must not.
   torch::manual_seed(44);
   const auto x = torch::randn({2, 3, 8});
+  // A hidden layer's input requires grad too: backward reaches it (a from_blob view of x would not).
+  const torch::Tensor hidden = torch::randn({2, 3, 8}, torch::requires_grad());
+  const torch::Tensor hidden_twin = hidden.detach().clone().requires_grad_();
+  const torch::Tensor w_fixed = torch::randn({6, 8}), b_fixed = torch::randn({6});
+  exercises::linear_3d(hidden, w_fixed, b_fixed).square().sum().backward();
+  torch::nn::functional::linear(hidden_twin, w_fixed, b_fixed).square().sum().backward();
+  REQUIRE(hidden.grad().defined());
+  CHECK(torch::allclose(hidden.grad(), hidden_twin.grad(), 1e-4, 1e-4));
   const torch::Tensor w = torch::randn({6, 8}, torch::requires_grad()), b = torch::randn({6}, torch::requires_grad());
   const torch::Tensor w_twin = w.detach().clone().requires_grad_(), b_twin = b.detach().clone().requires_grad_();
   exercises::linear_3d(x, w, b).square().sum().backward();
