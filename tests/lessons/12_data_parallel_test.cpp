@@ -53,6 +53,17 @@ struct TwoLayersImpl : torch::nn::Module {
 };
 TORCH_MODULE(TwoLayers);
 
+// Parameters registered against their use: backward produces `second`'s gradients first, while
+// reverse registration order lists `first`'s first.
+struct AgainstUseImpl : torch::nn::Module {
+  AgainstUseImpl()
+      : second(register_module("second", torch::nn::Linear(kHidden, kOut))),
+        first(register_module("first", torch::nn::Linear(kDim, kHidden))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::relu(first->forward(x))); }
+  torch::nn::Linear second, first;
+};
+TORCH_MODULE(AgainstUse);
+
 TwoLayers fresh_model() {
   torch::manual_seed(1);
   return TwoLayers();
@@ -344,16 +355,9 @@ TEST_CASE("a gradient that arrives non-contiguous is averaged too") {
 TEST_CASE("buckets start in bucket order, even when backward completes a later one first") {
   // Parameters listed against their use: backward produces `second`'s gradients first, but bucket 0
   // (reverse order) is first.bias. Until it is complete, nothing may start.
-  struct ReversedImpl : torch::nn::Module {
-    ReversedImpl()
-        : second(register_module("second", torch::nn::Linear(kHidden, kOut))),
-          first(register_module("first", torch::nn::Linear(kDim, kHidden))) {}
-    torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::relu(first->forward(x))); }
-    torch::nn::Linear second, first;
-  };
   OneRank one;
   torch::manual_seed(1);
-  auto model = std::make_shared<ReversedImpl>();
+  AgainstUse model;
   exercises::OverlappedAllreduce sync(model->parameters(), *one.group, 1);
   REQUIRE(sync.bucket_count() == 4);
   const Batch b = whole_batch();
@@ -404,17 +408,6 @@ struct SumOfWhatWasThere : c10d::Work {
   torch::Tensor tensor, sum;
   bool done = false;
 };
-
-// Parameters registered against their use: backward produces `second`'s gradients first, while
-// reverse registration order lists `first`'s first.
-struct AgainstUseImpl : torch::nn::Module {
-  AgainstUseImpl()
-      : second(register_module("second", torch::nn::Linear(kHidden, kOut))),
-        first(register_module("first", torch::nn::Linear(kDim, kHidden))) {}
-  torch::Tensor forward(const torch::Tensor& x) { return second->forward(torch::relu(first->forward(x))); }
-  torch::nn::Linear second, first;
-};
-TORCH_MODULE(AgainstUse);
 
 TEST_CASE(
     "one bucket whose gradients arrive against its order: each lands in its own slice, the bucket starts complete") {
