@@ -15,10 +15,11 @@ namespace exercises {
 /// The articles' GeGLU block, down(gelu_tanh(gate(x)) * up(x)) with three bias-free Linears,
 /// compiled: each call runs three bare `aten::mm` on prepared transposed weights (views, no
 /// `aten::t` per call) and one `workbook::fused_gelu_mul`. Lesson 06 compiles a single Linear;
-/// here there are three weights, and the code must stay right while a training loop runs.
+/// here there are three weights, and the code must stay right while a training loop runs: with
+/// grad on, a backward through forward gives all three weights eager's gradients.
 ///
-/// Specialisations live in a workbook::SpecialisationCache guarded over the input (Dynamo's rules
-/// for the input) and the identity of all three weights (ours: Dynamo >= 2.5 guards a parameter's
+/// Specialisations live in a workbook::SpecialisationCache guarded over grad mode, the input
+/// (Dynamo's rules for the input) and the identity of all three weights (ours: Dynamo >= 2.5 guards a parameter's
 /// identity only under freezing; see lesson 06 and workbook/support/compile.h). Each entry needs its own prepared weights.
 /// Past the cache's size limit a call runs eager (the three Linears, torch::gelu, the multiply);
 /// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.

@@ -50,6 +50,30 @@ TEST_CASE("guards name what changed: metadata and identity, never values") {
   CHECK(dynamic_batch.first_failure(torch::randn({7, 8}), {w}).empty());
   CHECK_THROWS_WITH_AS(guards.check(x.to(torch::kDouble), {w}), doctest::Contains("guard 'dtype' failed"),
                        workbook::GuardFailure);
+  // Dynamo's global-state guard: grad mode. Tensors are built here with grad on, guarded with it off.
+  const auto without_grad = [&] {
+    torch::NoGradGuard no_grad;
+    return Guards(x, {w});
+  }();
+  CHECK(without_grad.first_failure(x, {w}) == "grad mode");
+  CHECK_THROWS_WITH_AS(without_grad.check(x, {w}), doctest::Contains("specialised with grad mode off"),
+                       workbook::GuardFailure);
+}
+
+TEST_CASE("while autograd records, fused_gelu_mul runs the differentiable ops: gradients flow") {
+  torch::manual_seed(8);
+  const auto a = (torch::randn({6, 5}) * 3).requires_grad_(), b = torch::randn({6, 5}).requires_grad_();
+  workbook::Session session;
+  workbook::fused_gelu_mul(a, b).sum().backward();
+  session.step();
+  const auto p = session.finish();
+  const auto a_eager = a.detach().clone().requires_grad_(), b_eager = b.detach().clone().requires_grad_();
+  (torch::gelu(a_eager, "tanh") * b_eager).sum().backward();
+  CHECK(torch::allclose(a.grad(), a_eager.grad(), 1e-5, 1e-5));
+  CHECK(torch::allclose(b.grad(), b_eager.grad(), 1e-5, 1e-5));
+  const auto fused = p.find("workbook::fused_gelu_mul");
+  REQUIRE(fused.size() == 1);
+  CHECK(p.count_under(fused[0], "aten::gelu") == 1);  // named as the kernel, recorded as what ran
 }
 
 TEST_CASE("the cache: a size change compiles once with that dimension dynamic; limit; fail_on_recompile") {

@@ -4,6 +4,7 @@
 
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
+#include <c10/core/GradMode.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +17,8 @@ GuardFailure::GuardFailure(std::string guard, const std::string& detail)
     : std::runtime_error("guard '" + guard + "' failed: " + detail), guard_(std::move(guard)) {}
 
 Guards::Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weights, std::vector<bool> dynamic)
-    : dtype_(example.scalar_type()),
+    : grad_mode_(c10::GradMode::is_enabled()),
+      dtype_(example.scalar_type()),
       device_(example.device()),
       sizes_(example.sizes().vec()),
       dynamic_(std::move(dynamic)),
@@ -36,6 +38,7 @@ int Guards::failed_size_dim(const torch::Tensor& x) const {
 }
 
 const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
+  if (c10::GradMode::is_enabled() != grad_mode_) return "grad mode";
   if (x.scalar_type() != dtype_) return "dtype";
   if (x.device() != device_) return "device";
   if (x.dim() != std::int64_t(sizes_.size())) return "rank";
@@ -50,6 +53,8 @@ const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Te
 
 std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const {
   const std::string g = guard;
+  auto grad = [](bool on) { return on ? "grad mode on" : "grad mode off"; };
+  if (g == "grad mode") return fmt::format("specialised with {}, called with {}", grad(grad_mode_), grad(!grad_mode_));
   if (g == "dtype")
     return fmt::format("specialised for {}, called with {}", c10::toString(dtype_), c10::toString(x.scalar_type()));
   if (g == "device") return fmt::format("specialised for {}, called with {}", device_.str(), x.device().str());
@@ -87,7 +92,8 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
   // The closest entry: the one whose first broken guard comes latest in checking order (a new
   // batch breaks "size" on an entry whose dtype, device and rank all hold). Its failure is the
   // reason for the new entry, and its dynamic dimensions carry over.
-  static const std::vector<std::string> order{"dtype", "device", "rank", "size", "strides", "weight identity"};
+  static const std::vector<std::string> order{"grad mode", "dtype",   "device",         "rank",
+                                              "size",      "strides", "weight identity"};
   auto rank_of = [&](const Guards& g) {
     return std::find(order.begin(), order.end(), g.first_failure(x, weights)) - order.begin();
   };
@@ -116,7 +122,8 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
 
 torch::Tensor fused_gelu_mul(const torch::Tensor& a, const torch::Tensor& b) {
   RECORD_FUNCTION("workbook::fused_gelu_mul", std::vector<c10::IValue>({a, b}));
-  const bool fast = a.device().is_cpu() && a.scalar_type() == c10::ScalarType::Float &&
+  const bool records_autograd = c10::GradMode::is_enabled() && (a.requires_grad() || b.requires_grad());
+  const bool fast = !records_autograd && a.device().is_cpu() && a.scalar_type() == c10::ScalarType::Float &&
                     b.scalar_type() == a.scalar_type() && a.sizes() == b.sizes() && a.is_contiguous() &&
                     b.is_contiguous();
   if (!fast) return torch::gelu(a, "tanh") * b;

@@ -19,8 +19,8 @@ enum class RecompileStance {
   fail_on_recompile,  ///< throw GuardFailure instead: an opt-in, e.g. to prove a loop never recompiles
 };
 
-/// A guard that failed: `guard()` is its name ("dtype", "device", "rank", "size", "strides",
-/// "weight identity"), `what()` says what was expected and what came.
+/// A guard that failed: `guard()` is its name ("grad mode", "dtype", "device", "rank", "size",
+/// "strides", "weight identity"), `what()` says what was expected and what came.
 class GuardFailure : public std::runtime_error {
  public:
   /// A failure of `guard`; `detail` says what was expected and what came.
@@ -32,7 +32,9 @@ class GuardFailure : public std::runtime_error {
   std::string guard_;
 };
 
-/// What one compiled entry of our cache guards: the input's metadata as Dynamo does (dtype,
+/// What one compiled entry of our cache guards: whether autograd records (Dynamo's global-state
+/// guard on grad mode: an entry prepared without grad holds weight views that no gradient reaches
+/// through), the input's metadata as Dynamo does (dtype,
 /// device, rank, every size unless that dimension is dynamic, its layout), and the identity of
 /// each parameter (the same tensor object) with its metadata, because the prepared w.t() views
 /// point at that tensor. Dynamo >= 2.5 guards parameters by their properties only, and their
@@ -59,6 +61,7 @@ class Guards {
   // Checked on every call, so it stays cheap: no allocation unless a guard fails.
   const char* failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
   std::string describe(const char* guard, const torch::Tensor& x, c10::ArrayRef<torch::Tensor> weights) const;
+  bool grad_mode_ = true;
   c10::ScalarType dtype_ = c10::ScalarType::Float;
   c10::Device device_ = c10::Device(c10::DeviceType::CPU);
   std::vector<std::int64_t> sizes_;
@@ -109,7 +112,9 @@ class SpecialisationCache {
 /// gelu_tanh(a) * b reading a and b once and writing the result once (3 passes over memory where
 /// torch::gelu then * make 5): one op in the profile ("workbook::fused_gelu_mul"),
 /// split across threads with at::parallel_for and vectorised by the compiler, for contiguous
-/// float32 CPU tensors of one shape; anything else falls back to the two separate ops.
+/// float32 CPU tensors of one shape; anything else falls back to the two separate ops. The kernel
+/// has no backward, so while autograd records (grad mode on and a or b requires grad) it runs the
+/// two differentiable ops too (beneath the same op name): gradients always flow.
 torch::Tensor fused_gelu_mul(const torch::Tensor& a, const torch::Tensor& b);
 
 }  // namespace workbook
