@@ -328,8 +328,9 @@ void show_guards(CompiledLinear& model) {
     claim(f);
   narrate(
       "The lines above test our SpecialisationCache, not Dynamo. Like Dynamo (torch.compile's front end) it "
-      "guards what its code assumed about the input: dtype, device, rank, sizes and layout. It also guards "
-      "each parameter's identity, because its prepared w.t() views point at one tensor. Dynamo since PyTorch "
+      "guards what its code assumed about the input: dtype, device, rank, sizes and layout, and whether grad mode "
+      "is on (Dynamo's GlobalStateGuard, torch/csrc/dynamo/guards.cpp). It also guards each parameter's identity, "
+      "because its prepared w.t() views point at one tensor. Dynamo since PyTorch "
       "2.5 (inline_inbuilt_nn_modules, the default) passes parameters in as graph inputs on every call and "
       "guards their properties, not their identity: a like-shaped replacement weight does not recompile "
       "there. It guards a parameter's address only under freezing, which bakes the weights in as our cache "
