@@ -132,20 +132,21 @@ void tell_whether_the_first_step_was_cold(const LessonOptions& opt, const std::v
   const char* what_this_run_shows =
       !cold ? "Here the first recorded step's gap was not much larger than the later ones. A cold start shows up in "
               "the first recorded step: "
-      : opt.warmup > 0 ? "Here the first recorded step paid for a cold start although a warm-up step ran before it: "
-                         "not the one-off cost of the first recorded ops, which the warm-up took, but the profiler's "
-                         "restart for the active steps (with Kineto) or something else that ran for the first time "
-                         "there. A cold start is "
-                       : "Here the first recorded step paid for a cold start: ";
+      : opt.warmup > 0
+          ? "Here the first recorded step paid for a cold start although warm-up ran before it: with Kineto "
+            "(LibTorch 2.6) the first two steps a recording holds both pay for the profiler's start, so "
+            "one warm-up step is not enough there (try -- --warmup 2); or something else ran for the "
+            "first time in that step. A cold start is "
+          : "Here the first recorded step paid for a cold start: ";
   narrate(std::string(what_this_run_shows) +
           "whatever runs for the first time under the profiler. That is the gap the articles measured: about "
           "228 us before the first aten::matmul of the first recorded step against about 5 us later (Part 1, "
           "A100). The schedule's wait and warm-up steps did not remove it there; warm-up iterations run before "
           "the profiler started did. This workbook's Session records its warm-up steps and throws them away (as "
-          "torch.profiler's documentation describes warm-up): the first ops recorded in a process pay a one-off "
-          "cost, and a warm-up step takes it (the profiler is then started afresh for the active steps;"
-          " with Kineto (LibTorch 2.6 on this workbook's second CI leg) that restart costs the first active step "
-          "50-150 us of its own). This run had " +
+          "torch.profiler's documentation describes warm-up): the recording runs on into the active steps and the "
+          "warm-up is cut from it, so what the profiler's start costs lands in the warm-up. On LibTorch 1.13 one "
+          "warm-up step takes it; with Kineto (LibTorch 2.6, this workbook's second CI leg) the first two recorded "
+          "steps pay it, so it takes two. This run had " +
           fmt::format("{} warm-up step(s) (-- --warmup N).", opt.warmup));
 }
 

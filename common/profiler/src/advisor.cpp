@@ -304,9 +304,9 @@ const std::vector<AdviceRule>& advice_rules() {
        "start): a cold start. Warm up before you measure; Part 1 saw it removed by iterations run before the "
        "profiler started, not by the schedule's warm-up steps (Python's warm-up prepares the device tracing; "
        "operators are recorded from the first active step). This workbook's Session records its warm-up steps and "
-       "throws them away: the first ops recorded in a process pay a one-off cost, and a warm-up step takes it; the "
-       "profiler is then started afresh for the active steps, and with Kineto (LibTorch 2.6 here) that restart costs "
-       "the first active step 50-150 us of its own, so this rule can still fire after a warm-up",
+       "cuts them from a recording that runs on into the active steps, so what the profiler's start costs lands in "
+       "the warm-up: one warm-up step takes it on LibTorch 1.13; with Kineto (LibTorch 2.6 here) the first two "
+       "recorded steps pay it, so this rule still fires after a single warm-up step",
        fmt::format("the first ProfilerStep is more than {}x the median of the later ones and {} us longer (at "
                    "least {} steps)",
                    kColdStepRatio, kColdStepMinUs, kMinRepeats)},

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_set>
 
 namespace workbook::detail {
 
@@ -28,6 +29,25 @@ Profile normalized_profile(std::vector<Event> events) {
       throw std::range_error("time stamps span more than 2^63 ns (292 years): out of range");
   }
   return Profile(std::move(events));
+}
+
+Profile from_event_on(const Profile& profile, std::string_view first_kept) {
+  const auto named = profile.find(first_kept);
+  const auto boundary = std::find_if(named.begin(), named.end(), [&](EventId id) { return profile[id].on_host(); });
+  if (boundary == named.end()) return profile;
+  const std::int64_t from = profile[*boundary].start_ns;
+  std::unordered_set<std::int64_t> dropped_launches;
+  std::vector<Event> kept;
+  for (const Event& e : profile.events()) {
+    if (e.on_device()) continue;  // decided once every launch is known
+    if (e.start_ns >= from)
+      kept.push_back(e);
+    else if (e.category == Category::runtime && e.correlation != 0)
+      dropped_launches.insert(e.correlation);
+  }
+  for (const Event& e : profile.events())
+    if (e.on_device() && e.start_ns >= from && dropped_launches.count(e.correlation) == 0) kept.push_back(e);
+  return normalized_profile(std::move(kept));
 }
 
 }  // namespace workbook::detail

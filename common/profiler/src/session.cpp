@@ -1,8 +1,11 @@
 #include "workbook/profiler/session.h"
 
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "libtorch_profiler.h"
+#include "normalize.h"
 #include "workbook/profiler/region.h"
 
 namespace workbook {
@@ -15,8 +18,9 @@ struct Session::State {
   int step = 0;
   int saved = 0;
   bool finished = false;
-  bool started = false;  // this session's recording is on (warm-up or recorded steps)
-  bool warming = false;  // ...and what it records now is the warm-up, to be thrown away
+  bool started = false;      // this session's recording is on (warm-up or recorded steps)
+  bool warming = false;      // ...and what it records now is the warm-up, to be thrown away
+  int cut_before_step = -1;  // the recording runs on from a warm-up: events before this step are cut
   bool libtorch_saved = false;
   std::optional<Region> step_region;
   Profile last;
@@ -32,6 +36,8 @@ struct Session::State {
   void save() {
     started = false;
     last = detail::stop_profiler(options.libtorch_trace_path, &libtorch_saved);
+    if (cut_before_step >= 0)
+      last = detail::from_event_on(last, "ProfilerStep#" + std::to_string(std::exchange(cut_before_step, -1)));
     ++saved;
     if (options.on_trace_ready) options.on_trace_ready(last);
   }
@@ -50,17 +56,23 @@ struct Session::State {
   }
 
   // The transitions of torch.profiler's _transit_action table, with one difference: warm-up
-  // steps are recorded and thrown away, as torch.profiler's documentation describes warm-up.
-  // (LibTorch's prepareProfiler, which Python's warm-up calls, prepares Kineto's device tracing;
-  // the operator callbacks start in enableProfiler.) The first ops recorded in a process pay a
-  // one-off cost (~50 us before the first op here, ~120 us with shapes): a warm-up step takes it,
-  // and the profiler is started afresh for the active steps (with Kineto, on 2.6, that restart
-  // costs the first active step 50-150 us of its own).
+  // steps are recorded and thrown away, as torch.profiler's documentation describes warm-up ("the
+  // profiler starts tracing, but the results are discarded ... they are usually skewed by an extra
+  // overhead"). The recording runs on into the active steps and the warm-up is cut from it when it
+  // is saved: starting the profiler is what costs. The first ops recorded in a process pay a
+  // one-off cost (~50 us before the first op here on 1.13, ~120 us with shapes), and with Kineto
+  // (2.6) every start costs its first recorded step 50-150 us. Python's 2.6 warm-up prepares
+  // the tracing without recording, so its first active step pays that start. One exception: a
+  // session asked for LibTorch's own trace file stops after the warm-up and starts again, since
+  // that file holds whatever the recording held.
   void enter(Schedule::Action from, Schedule::Action to) {
     if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
     if (to == Schedule::Action::warmup) {
       start();
       warming = true;
+    } else if (warming && recording(to) && options.libtorch_trace_path.empty()) {
+      warming = false;
+      cut_before_step = step;
     } else {
       throw_away_the_warm_up();
     }
