@@ -246,6 +246,20 @@ TEST_CASE("the crossover scan goes on past a size whose busy fraction fell") {
   CHECK(exercises::predicted_crossover(exercises::StepModel{10, -1, 0.01}, 1, 4096) == 128);
 }
 
+TEST_CASE("two identical measurements are two terms of the sum, as two that differ by a hair are") {
+  // Four sizes, five points: the repeated (16, 20) weighs twice in the fit. Deduplicated, the fit
+  // moves by far more than the tolerance (fixed_us 19.3 instead of 18.8).
+  const std::vector<std::pair<std::int64_t, double>> twice{{16, 20}, {16, 20}, {32, 30}, {64, 60}, {128, 300}};
+  auto nearly = twice;
+  nearly[1].second = 20 * (1 + 1e-12);
+  auto once = twice;
+  once.erase(once.begin() + 1);
+  const auto fit = exercises::fit_step_model(twice);
+  CHECK(fit.fixed_us == doctest::Approx(exercises::fit_step_model(nearly).fixed_us).epsilon(1e-6));
+  CHECK(fit.per_n3_us == doctest::Approx(exercises::fit_step_model(nearly).per_n3_us).epsilon(1e-6));
+  CHECK(std::abs(fit.fixed_us - exercises::fit_step_model(once).fixed_us) > 0.1);  // the repeat matters here
+}
+
 TEST_CASE("with three sizes, a size measured twice counts twice, weighted: not through the two steps' mean") {
   // Three sizes and three terms: the fit passes through sizes 32 and 64, and at 16 minimises the
   // two relative errors: (10/10^2 + 14/14^2) / (1/10^2 + 1/14^2) = 11.35, not their mean, 12.

@@ -220,7 +220,7 @@ TEST_CASE("self time subtracts every host child: a Python module's span and a ru
   CHECK(s[2].self_us == doctest::Approx(3));  // 10 - 7
 }
 
-TEST_CASE("self time is not clamped: children that overlap can make it negative, as in Python") {
+TEST_CASE("self time and GEMM share are not clamped: children that overlap make them negative or over 1") {
   using testing::make_event;
   const auto region = workbook::Category::user_annotation;
   // Two ops inside gate_proj whose intervals overlap (clock readings of a real trace can): their
@@ -231,6 +231,12 @@ TEST_CASE("self time is not clamped: children that overlap can make it negative,
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
   REQUIRE(s.size() == 4);
   CHECK(s[0].self_us == doctest::Approx(-8));
+  // Two overlapping GEMMs: 38 us of GEMM in a 30 us stage, a share of 38/30, reported as it is.
+  const workbook::Profile two({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                               make_event("aten::mm", 1000, 20000), make_event("aten::mm", 10000, 29000)});
+  const auto t = exercises::stage_breakdown(two, 10, 20, 30);
+  REQUIRE(t.size() == 4);
+  CHECK(t[0].gemm_share == doctest::Approx(38.0 / 30));
 }
 
 TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {

@@ -463,14 +463,20 @@ TEST_CASE("finish() waits for every bucket: the last all-reduce done is not all 
   }
 }
 
-TEST_CASE("the hooks go with the object: a later backward starts no all-reduce") {
+TEST_CASE("the hooks go with the object: a later backward starts no all-reduce, and other hooks stay") {
   OneRank one;
   TwoLayers model = fresh_model();
+  // Hooks the parameters had already (the user's own), and an object made and destroyed before
+  // ours: a hook's handle is its place in its tensor's list, which removing never shortens.
+  int user_hook_calls = 0;
+  for (auto& p : model->parameters()) p.register_hook([&](const torch::Tensor&) { ++user_hook_calls; });
+  { exercises::OverlappedAllreduce earlier(model->parameters(), *one.group, kOneWeightPerBucket); }
   { exercises::OverlappedAllreduce sync(model->parameters(), *one.group, kOneWeightPerBucket); }
   const Batch b = whole_batch();
   workbook::Session session;
   torch::mse_loss(model->forward(b.x), b.target).backward();
   CHECK(session.finish().find("c10d::allreduce_").empty());
+  CHECK(user_hook_calls == int(model->parameters().size()));
 }
 
 TEST_CASE("with one rank the gradients come back as backward made them: float64, zeroed in place") {
