@@ -13,7 +13,7 @@ WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, c
   float v = accumulator + epilogue.bias[col];
   switch (epilogue.activation) {
     case Activation::relu:
-      v = v > 0.0f ? v : 0.0f;
+      v = v < 0.0f ? 0.0f : v;  // NaN < 0 is false: a NaN stays, as in torch::relu
       break;
     case Activation::gelu_tanh: {
       const float sqrt_2_over_pi = 0.7978845608028654f;

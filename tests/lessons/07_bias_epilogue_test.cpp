@@ -3,6 +3,8 @@
 #include "workbook_doctest.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "07_bias_epilogue.h"
@@ -40,7 +42,7 @@ TEST_CASE("the epilogue adds bias[col] exactly once, whatever the row") {
       CHECK(exercises::apply_epilogue(2.0f, row, col, epilogue) == doctest::Approx(2.0f + bias[col]));
 }
 
-TEST_CASE("relu and gelu_tanh come after the bias") {
+TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does") {
   const std::vector<float> bias{-3.0f, 0.0f, 1.0f};
   const torch::Tensor values = torch::linspace(-4.0, 4.0, 33);
   REQUIRE_NOTHROW(exercises::apply_epilogue(0.0f, 0, 0, {bias.data(), Activation::relu}));
@@ -54,6 +56,13 @@ TEST_CASE("relu and gelu_tanh come after the bias") {
       CHECK(exercises::apply_epilogue(acc, 0, col, {bias.data(), Activation::gelu_tanh}) ==
             doctest::Approx(torch::gelu(v, "tanh").item<float>()).epsilon(1e-6));
     }
+  // A NaN accumulator stays NaN through every activation, as in torch::relu and torch::gelu.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  REQUIRE(std::isnan(torch::relu(torch::tensor(nan)).item<float>()));
+  for (Activation activation : {Activation::none, Activation::relu, Activation::gelu_tanh}) {
+    CAPTURE(int(activation));  // 0 none, 1 relu, 2 gelu_tanh
+    CHECK(std::isnan(exercises::apply_epilogue(nan, 0, 1, {bias.data(), activation})));
+  }
 }
 
 TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)") {
