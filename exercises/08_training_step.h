@@ -30,9 +30,9 @@ struct PhaseReport {
 };
 
 /// Runs `steps` recorded training steps under the profiler, after one step that is not recorded
-/// (the schedule's warm-up, as lesson 08 does: the Session records it and throws it away, so the
-/// one-off cost of the first ops recorded in a process falls there, though with Kineto restarting the
-/// profiler costs the first active step a little of its own; a wait step instead records the
+/// (the schedule's warm-up, as lesson 08 does: the Session records it and cuts it from the
+/// recording, so what the profiler's start costs falls there, though with Kineto the second
+/// recorded step still pays part of it; a wait step instead records the
 /// same steps and is accepted too; a step run before the session starts is not: the recorded steps
 /// must be ProfilerStep#1 to ProfilerStep#steps), each phase
 /// inside a workbook::Region named after it, in the order of TrainingStep, and reports from the

@@ -133,10 +133,13 @@ void tell_whether_the_first_step_was_cold(const LessonOptions& opt, const std::v
       !cold ? "Here the first recorded step's gap was not much larger than the later ones. A cold start shows up in "
               "the first recorded step: "
       : opt.warmup > 0
-          ? "Here the first recorded step paid for a cold start although warm-up ran before it: with Kineto "
-            "(LibTorch 2.6) the first two steps a recording holds both pay for the profiler's start, so "
-            "one warm-up step is not enough there (try -- --warmup 2); or something else ran for the "
-            "first time in that step. A cold start is "
+          ? workbook::kineto_available()
+                ? "Here the first recorded step paid for a cold start although warm-up ran before it: with Kineto "
+                  "(LibTorch 2.6) the first two steps a recording holds both pay for the profiler's start, so "
+                  "one warm-up step is not enough there (try -- --warmup 2); or something else ran for the "
+                  "first time in that step. A cold start is "
+                : "Here the first recorded step paid for a cold start although warm-up ran before it, which took "
+                  "the profiler's start: something else ran for the first time in that step. A cold start is "
           : "Here the first recorded step paid for a cold start: ";
   narrate(std::string(what_this_run_shows) +
           "whatever runs for the first time under the profiler. That is the gap the articles measured: about "

@@ -60,6 +60,20 @@ TEST_CASE("guards name what changed: metadata and identity, never values") {
                        workbook::GuardFailure);
 }
 
+TEST_CASE("requires_grad is guarded: a weight frozen when an entry was compiled, unfrozen later, recompiles") {
+  // A w.t() prepared from a frozen weight has no grad_fn and stays a leaf once the weight is
+  // unfrozen (its version never moved): a gradient would land in the view, not in the weight.
+  const auto w = torch::randn({4, 8}), x = torch::randn({2, 8});
+  const Guards frozen(x, {w});
+  w.requires_grad_(true);
+  CHECK(frozen.first_failure(x, {w}) == "requires_grad");
+  CHECK_THROWS_WITH_AS(frozen.check(x, {w}), doctest::Contains("specialised for requires_grad [0, 0]"),
+                       workbook::GuardFailure);
+  const Guards unfrozen(x, {w});
+  CHECK(unfrozen.first_failure(x, {w}).empty());
+  CHECK(unfrozen.first_failure(x.clone().requires_grad_(), {w}) == "requires_grad");  // the input's too
+}
+
 TEST_CASE("while autograd records, fused_gelu_mul runs the differentiable ops: gradients flow") {
   torch::manual_seed(8);
   const auto a = (torch::randn({6, 5}) * 3).requires_grad_(), b = torch::randn({6, 5}).requires_grad_();

@@ -7,6 +7,7 @@
 #include <torch/csrc/profiler/orchestration/observer.h>
 #include <unistd.h>
 
+#include "libtorch_profiler.h"
 #include "workbook/lesson/machine.h"
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/key_averages.h"
@@ -77,6 +78,25 @@ TEST_CASE("warm-up steps are recorded and thrown away: the profiler runs in them
   CHECK(p.count("recorded") == 1);
   CHECK(p.count("aten::mm") == 1);
   CHECK(p.find_prefix("ProfilerStep#").size() == 1);
+}
+
+TEST_CASE("a warm-up runs on into the active steps: the profiler starts once per cycle, not again after it") {
+  using workbook::detail::profiler_starts;
+  int before = profiler_starts();
+  Session one_cycle(Schedule(1, 2, 1));
+  CHECK(run_steps(one_cycle, 4).count("aten::mm") == 1);
+  CHECK(profiler_starts() - before == 1);
+  before = profiler_starts();
+  int cycles = 0;
+  workbook::SessionOptions options;
+  options.on_trace_ready = [&](const Profile& p) {
+    ++cycles;
+    CHECK(p.count("aten::mm") == 2);  // each cycle's two active steps, never its warm-up
+  };
+  Session two_cycles(Schedule(0, 1, 2, /*repeat=*/2), options);
+  run_steps(two_cycles, 6);
+  CHECK(cycles == 2);
+  CHECK(profiler_starts() - before == 2);
 }
 
 TEST_CASE("a session that ends in its warm-up hands over nothing and leaves the profiler off") {

@@ -27,6 +27,7 @@ namespace ap = torch::autograd::profiler;
 
 std::atomic<bool> running{false};
 std::atomic<bool> prepared{false};
+std::atomic<int> starts{0};
 
 tp::ProfilerConfig make_config(const RecorderConfig& c) {
   // explicit in 2.x, so always spell the constructor out.
@@ -183,9 +184,12 @@ void start_profiler(const RecorderConfig& config) {
   prepare_profiler(config);  // 2.x crashes in enableProfiler without it
   ap::enableProfiler(make_config(config), activities(config));
   running = true;
+  ++starts;
 }
 
-Profile stop_profiler(const std::string& kineto_trace_path, bool* saved) {
+int profiler_starts() { return starts.load(); }
+
+Profile stop_profiler(const std::string& kineto_trace_path, bool* saved, const std::string& first_kept) {
   if (!running.exchange(false)) return Profile{};
   prepared = false;
   std::unique_ptr<ap::ProfilerResult> result = ap::disableProfiler();
@@ -205,6 +209,7 @@ Profile stop_profiler(const std::string& kineto_trace_path, bool* saved) {
     }
     if (saved) *saved = ok;
   }
+  if (!first_kept.empty()) converter.events = events_from(std::move(converter.events), first_kept);
   return normalized_profile(std::move(converter.events));
 }
 

@@ -21,8 +21,13 @@ struct RecorderConfig {
 void start_profiler(const RecorderConfig& config);
 /// Stops recording and converts LibTorch's events into a Profile with times from its first event.
 /// When `kineto_trace_path` is not empty, also asks LibTorch to save its own trace there and
-/// reports in `saved` whether it could (it cannot without Kineto).
-Profile stop_profiler(const std::string& kineto_trace_path = "", bool* saved = nullptr);
+/// reports in `saved` whether it could (it cannot without Kineto). When `first_kept` is not
+/// empty, the recording is cut before the host event of that name (events_from, normalize.h).
+Profile stop_profiler(const std::string& kineto_trace_path = "", bool* saved = nullptr,
+                      const std::string& first_kept = "");
+/// How many times this process started the profiler (a test's witness that a Session's warm-up
+/// runs on into its active steps instead of restarting).
+int profiler_starts();
 /// Stops recording and throws the events away (a session's warm-up).
 void discard_recording();
 /// True while this library's recording is active.

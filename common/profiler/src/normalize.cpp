@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_set>
@@ -31,23 +32,24 @@ Profile normalized_profile(std::vector<Event> events) {
   return Profile(std::move(events));
 }
 
-Profile from_event_on(const Profile& profile, std::string_view first_kept) {
-  const auto named = profile.find(first_kept);
-  const auto boundary = std::find_if(named.begin(), named.end(), [&](EventId id) { return profile[id].on_host(); });
-  if (boundary == named.end()) return profile;
-  const std::int64_t from = profile[*boundary].start_ns;
-  std::unordered_set<std::int64_t> dropped_launches;
-  std::vector<Event> kept;
-  for (const Event& e : profile.events()) {
-    if (e.on_device()) continue;  // decided once every launch is known
-    if (e.start_ns >= from)
-      kept.push_back(e);
-    else if (e.category == Category::runtime && e.correlation != 0)
-      dropped_launches.insert(e.correlation);
+std::vector<Event> events_from(std::vector<Event> events, std::string_view first_kept) {
+  std::optional<std::int64_t> from;
+  for (const Event& e : events)
+    if (e.on_host() && e.name == first_kept && (!from || e.start_ns < *from)) from = e.start_ns;
+  if (!from) return events;
+  std::unordered_set<std::int64_t> dropped_correlations, dropped_ops;
+  for (const Event& e : events) {
+    if (e.on_device() || e.start_ns >= *from) continue;
+    if (e.correlation != 0) dropped_correlations.insert(e.correlation);
+    if (e.external_id != 0) dropped_ops.insert(e.external_id);
   }
-  for (const Event& e : profile.events())
-    if (e.on_device() && e.start_ns >= from && dropped_launches.count(e.correlation) == 0) kept.push_back(e);
-  return normalized_profile(std::move(kept));
+  auto dropped = [&](const Event& e) {
+    if (e.start_ns < *from) return true;
+    return e.on_device() && ((e.correlation != 0 && dropped_correlations.count(e.correlation) != 0) ||
+                             (e.external_id != 0 && dropped_ops.count(e.external_id) != 0));
+  };
+  events.erase(std::remove_if(events.begin(), events.end(), dropped), events.end());
+  return events;
 }
 
 }  // namespace workbook::detail

@@ -18,9 +18,12 @@ bool is_profiler_utility(const Event& event);
 /// Profile. Throws std::range_error when the time stamps span more than int64 nanoseconds.
 Profile normalized_profile(std::vector<Event> events);
 
-/// The recording from the host event named `first_kept` on: every event that starts before it is
-/// dropped, and with them the device activity their launches started (matched by correlation id).
-/// Times start again at 0. Without such an event, the profile as it is.
-Profile from_event_on(const Profile& profile, std::string_view first_kept);
+/// The events from the host event named `first_kept` on (a Session's first active step, when its
+/// warm-up was recorded in the same recording): every event that starts before that event's start
+/// is dropped, and with them the device activity their ops launched (matched by correlation id,
+/// and by External id for device work such as a GPU lane's mirror of a dropped region). A region
+/// opened before the cut and closed after it goes too; what ran inside it after the cut stays.
+/// Without a host event of that name, the events as they are.
+std::vector<Event> events_from(std::vector<Event> events, std::string_view first_kept);
 
 }  // namespace workbook::detail

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "libtorch_profiler.h"
-#include "normalize.h"
 #include "workbook/profiler/region.h"
 
 namespace workbook {
@@ -35,9 +34,9 @@ struct Session::State {
 
   void save() {
     started = false;
-    last = detail::stop_profiler(options.libtorch_trace_path, &libtorch_saved);
-    if (cut_before_step >= 0)
-      last = detail::from_event_on(last, "ProfilerStep#" + std::to_string(std::exchange(cut_before_step, -1)));
+    const int cut = std::exchange(cut_before_step, -1);
+    last = detail::stop_profiler(options.libtorch_trace_path, &libtorch_saved,
+                                 cut >= 0 ? "ProfilerStep#" + std::to_string(cut) : std::string());
     ++saved;
     if (options.on_trace_ready) options.on_trace_ready(last);
   }
@@ -59,12 +58,12 @@ struct Session::State {
   // steps are recorded and thrown away, as torch.profiler's documentation describes warm-up ("the
   // profiler starts tracing, but the results are discarded ... they are usually skewed by an extra
   // overhead"). The recording runs on into the active steps and the warm-up is cut from it when it
-  // is saved: starting the profiler is what costs. The first ops recorded in a process pay a
-  // one-off cost (~50 us before the first op here on 1.13, ~120 us with shapes), and with Kineto
-  // (2.6) every start costs its first recorded step 50-150 us. Python's 2.6 warm-up prepares
-  // the tracing without recording, so its first active step pays that start. One exception: a
-  // session asked for LibTorch's own trace file stops after the warm-up and starts again, since
-  // that file holds whatever the recording held.
+  // is saved, because starting the profiler is what costs: on 1.13 the first ops recorded in a
+  // process pay ~50 us (~120 us with shapes), which one warm-up step takes; with Kineto (2.6) the
+  // first two steps of every recording pay 50-150 us, so it takes two (lesson 01 measures both).
+  // Python's 2.6 warm-up prepares the tracing without recording, so its first active step pays the
+  // start. One exception: a session asked for LibTorch's own trace file stops after the warm-up and
+  // starts again, since that file holds whatever the recording held.
   void enter(Schedule::Action from, Schedule::Action to) {
     if (recording(from) && (from == Schedule::Action::record_and_save || !recording(to))) save();
     if (to == Schedule::Action::warmup) {

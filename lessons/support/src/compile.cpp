@@ -24,7 +24,9 @@ Guards::Guards(const torch::Tensor& example, c10::ArrayRef<torch::Tensor> weight
       dynamic_(std::move(dynamic)),
       contiguous_(example.is_contiguous()) {
   dynamic_.resize(sizes_.size(), false);
+  requires_grad_.assign(1, example.requires_grad());
   for (const auto& w : weights) {
+    requires_grad_.push_back(w.requires_grad());
     weight_identity_.push_back(w.unsafeGetTensorImpl());
     weight_sizes_.push_back(w.sizes().vec());
   }
@@ -45,6 +47,9 @@ const char* Guards::failed_guard(const torch::Tensor& x, c10::ArrayRef<torch::Te
   if (failed_size_dim(x) >= 0) return "size";
   if (x.is_contiguous() != contiguous_) return "strides";
   if (weights.size() != weight_identity_.size()) return "weight identity";
+  if (x.requires_grad() != requires_grad_[0]) return "requires_grad";
+  for (std::size_t i = 0; i < weights.size(); ++i)  // as many as weight_identity_, checked above
+    if (weights[i].requires_grad() != requires_grad_[i + 1]) return "requires_grad";
   for (std::size_t i = 0; i < weights.size(); ++i)
     if (weights[i].unsafeGetTensorImpl() != weight_identity_[i] || weights[i].sizes().vec() != weight_sizes_[i])
       return "weight identity";
@@ -66,7 +71,13 @@ std::string Guards::describe(const char* guard, const torch::Tensor& x, c10::Arr
   if (g == "strides")
     return fmt::format("specialised for a {} input, called with strides [{}]",
                        contiguous_ ? "contiguous" : "non-contiguous", fmt::join(x.strides(), ", "));
-  (void)weights;
+  if (g == "requires_grad") {
+    std::vector<bool> now{x.requires_grad()};
+    for (const auto& w : weights) now.push_back(w.requires_grad());
+    std::vector<int> before(requires_grad_.begin(), requires_grad_.end()), after(now.begin(), now.end());
+    return fmt::format("specialised for requires_grad [{}] (input, then each weight), called with [{}]",
+                       fmt::join(before, ", "), fmt::join(after, ", "));
+  }
   return "a parameter is not the tensor the code was specialised for (it was replaced)";
 }
 
@@ -92,8 +103,8 @@ std::optional<std::size_t> SpecialisationCache::lookup(const torch::Tensor& x, c
   // The closest entry: the one whose first broken guard comes latest in checking order (a new
   // batch breaks "size" on an entry whose dtype, device and rank all hold). Its failure is the
   // reason for the new entry, and its dynamic dimensions carry over.
-  static const std::vector<std::string> order{"grad mode", "dtype",   "device",         "rank",
-                                              "size",      "strides", "weight identity"};
+  static const std::vector<std::string> order{"grad mode", "dtype",   "device",        "rank",
+                                              "size",      "strides", "requires_grad", "weight identity"};
   auto rank_of = [&](const Guards& g) {
     return std::find(order.begin(), order.end(), g.first_failure(x, weights)) - order.begin();
   };

@@ -55,12 +55,13 @@ struct SessionOptions {
 /// A profiling session (RAII). Construct it, call `step()` at the end of every iteration, then
 /// `finish()`. Each recorded step is wrapped in a `ProfilerStep#N` region, as in Python.
 /// Recording is per thread: ops run on other threads are not seen. A session holds LibTorch's
-/// profiler while a cycle is in its warm-up or active steps (warm-up steps are recorded, then cut
-/// from the recording when it is saved: the profiler runs on from the warm-up into the active
-/// steps, so its start costs the warm-up, not the first active step), until that cycle is saved,
-/// finish() or its destruction: meanwhile a second Session throws std::logic_error. Asked for
-/// LibTorch's own trace file (libtorch_trace_path), it stops after the warm-up and starts again,
-/// since that file holds whatever the recording held.
+/// profiler while a cycle is in its warm-up or active steps, until that cycle is saved, finish()
+/// or its destruction: meanwhile a second Session throws std::logic_error. Warm-up steps are
+/// recorded and cut from the recording when it is saved: the profiler runs on from the warm-up
+/// into the active steps, so what its start costs lands in the warm-up (one warm-up step takes it
+/// on LibTorch 1.13; with Kineto, 2.6, the first two recorded steps pay it, so it takes two).
+/// Asked for LibTorch's own trace file (libtorch_trace_path), it stops after the warm-up and
+/// starts again, since that file holds whatever the recording held.
 class Session {
  public:
   /// Starts a session; with the default schedule every step is recorded until finish().

@@ -20,7 +20,7 @@ enum class RecompileStance {
 };
 
 /// A guard that failed: `guard()` is its name ("grad mode", "dtype", "device", "rank", "size",
-/// "strides", "weight identity"), `what()` says what was expected and what came.
+/// "strides", "requires_grad", "weight identity"), `what()` says what was expected and what came.
 class GuardFailure : public std::runtime_error {
  public:
   /// A failure of `guard`; `detail` says what was expected and what came.
@@ -34,7 +34,9 @@ class GuardFailure : public std::runtime_error {
 
 /// What one compiled entry of our cache guards: whether autograd records (Dynamo's global-state
 /// guard on grad mode: an entry prepared without grad holds weight views that no gradient reaches
-/// through), the input's metadata as Dynamo does (dtype,
+/// through), whether the input and each weight require grad (Dynamo's tensor guards check it: a
+/// w.t() prepared from a frozen weight stays a leaf that no gradient reaches through once the
+/// weight is unfrozen), the input's metadata as Dynamo does (dtype,
 /// device, rank, every size unless that dimension is dynamic, its layout), and the identity of
 /// each parameter (the same tensor object) with its metadata, because the prepared w.t() views
 /// point at that tensor. Dynamo >= 2.5 guards parameters by their properties only, and their
@@ -67,6 +69,7 @@ class Guards {
   std::vector<std::int64_t> sizes_;
   std::vector<bool> dynamic_;
   bool contiguous_ = true;
+  std::vector<bool> requires_grad_{false};  ///< the input's, then each weight's
   std::vector<const c10::TensorImpl*> weight_identity_;
   std::vector<std::vector<std::int64_t>> weight_sizes_;
 };
