@@ -16,7 +16,8 @@ namespace exercises {
 /// compiled: each call runs three bare `aten::mm` on prepared transposed weights (views, no
 /// `aten::t` per call) and one `workbook::fused_gelu_mul`. Lesson 06 compiles a single Linear;
 /// here there are three weights, and the code must stay right while a training loop runs: with
-/// grad on, a backward through forward gives all three weights eager's gradients.
+/// grad on, a backward through forward (a compiled entry or the eager fallback) gives all three
+/// weights eager's gradients.
 ///
 /// Specialisations live in a workbook::SpecialisationCache guarded over grad mode, the input
 /// (Dynamo's rules for the input) and the identity of all three weights (ours: Dynamo >= 2.5 guards a parameter's

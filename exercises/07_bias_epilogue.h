@@ -20,14 +20,15 @@ struct BiasEpilogue {
   const float* bias = nullptr;               ///< N values
   Activation activation = Activation::none;  ///< applied after the bias
   const float* residual = nullptr;           ///< optional [M, N] values added last (a skip connection)
-  int residual_stride = 0;                   ///< elements from one residual row to the next
+  int residual_stride = 0;                   ///< elements from one residual row to the next (0: one row, repeated)
 };
 
 /// The value a GEMM stores at Y[row][col] once its accumulator holds sum_k X[row][k]·W[col][k]:
 /// activation(accumulator + bias[col]), plus residual[row·residual_stride + col] when a residual
 /// is given — y = act(x·Wᵀ + b) + r, a transformer block's skip connection, fused so that the
 /// output is still stored once. The bias broadcasts over rows and is added exactly once; the
-/// residual does not broadcast, and comes after the activation.
+/// residual is read where its row stride says (a stride of 0 repeats one row, as an expanded torch
+/// view does), and comes after the activation.
 /// relu(v) = max(v, 0), a NaN kept (as torch::relu keeps it); gelu_tanh(v) = 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), which is
 /// torch::gelu(v, "tanh"). Runs on the CPU and, unchanged, inside workbook::tiled_gemm on a GPU.
 WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, const BiasEpilogue& epilogue);

@@ -23,8 +23,8 @@ WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, c
     case Activation::none:
       break;
   }
-  // The residual is a full [M, N] tensor: the row matters here, and it comes after the activation.
-  if (epilogue.residual) v += epilogue.residual[row * epilogue.residual_stride + col];
+  // The residual is indexed by row and column (size_t: M·stride may pass 2^31), after the activation.
+  if (epilogue.residual) v += epilogue.residual[std::size_t(row) * epilogue.residual_stride + col];
   return v;
 }
 

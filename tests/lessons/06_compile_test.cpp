@@ -106,6 +106,31 @@ TEST_CASE("trained through: with grad on, every weight gets eager's gradient, st
   CHECK(compiled.entries() == 1);
 }
 
+TEST_CASE("past the size limit the eager call is trained through too: every weight gets eager's gradient") {
+  Mlp m;
+  CacheOptions one_entry;
+  one_entry.cache_size_limit = 1;
+  one_entry.warn_at_limit = false;  // reached on purpose: a passing check prints no warning
+  auto compiled = m.compiled(one_entry);
+  compiled.forward(torch::randn({8, 16})).sum().backward();  // the one entry, for a contiguous input
+  const auto x = (torch::randn({16, 8}) * 4).t();            // another layout: past the limit, eager
+  const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
+  for (const auto& layer : layers) layer->weight.mutable_grad() = torch::Tensor();
+  m.eager(x).square().sum().backward();
+  std::vector<torch::Tensor> eager_grads;
+  for (const auto& layer : layers) {
+    eager_grads.push_back(layer->weight.grad().clone());
+    layer->weight.mutable_grad() = torch::Tensor();
+  }
+  compiled.forward(x).square().sum().backward();
+  CHECK(compiled.eager_fallbacks() == 1);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    CAPTURE(i);  // 0 gate, 1 up, 2 down
+    REQUIRE_MESSAGE(layers[i]->weight.grad().defined(), "the eager call's backward reached no weight");
+    CHECK(same(layers[i]->weight.grad(), eager_grads[i]));
+  }
+}
+
 TEST_CASE("calls that alternate between two compiled entries transpose nothing: each entry keeps its own weights") {
   torch::NoGradGuard no_grad;
   Mlp m;

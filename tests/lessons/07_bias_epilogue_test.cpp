@@ -106,6 +106,12 @@ TEST_CASE("a residual is added last, per row and column: y = act(x W^T + b) + r"
   BiasEpilogue strided{bias.data(), Activation::relu, wide_values.data(), n + 3};
   const std::vector<float> y = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, strided);
   CHECK(testing::all_close(from_vector(y, m, n), reference(x, w, b, Activation::relu) + wide.narrow(1, 0, n)));
+  // A row stride of 0 repeats one row, as a stride-0 (expanded) torch view does: never read as "packed".
+  const torch::Tensor one_row = torch::randn({1, n});
+  const std::vector<float> one_row_values = to_vector(one_row);
+  BiasEpilogue repeated{bias.data(), Activation::none, one_row_values.data(), 0};
+  const std::vector<float> y0 = exercises::gemm_with_epilogue(to_vector(x), to_vector(w), m, n, k, repeated);
+  CHECK(testing::all_close(from_vector(y0, m, n), reference(x, w, b, Activation::none) + one_row.expand({m, n})));
   // Without a residual nothing is added.
   CHECK(exercises::apply_epilogue(1.0f, 3, 0, {bias.data(), Activation::none}) == doctest::Approx(1.0f + bias[0]));
 }
