@@ -36,6 +36,29 @@ workbook::Profile three_calls(exercises::CompiledGegluMlp& compiled, const torch
   return session.finish();
 }
 
+// Each weight's gradient of run().square().sum(), taken alone (gradients cleared before and after):
+// an undefined tensor where the backward never reached the weight.
+template <class Run>
+std::vector<torch::Tensor> weight_gradients(const std::vector<nn::Linear>& layers, Run run) {
+  for (const auto& layer : layers) layer->weight.mutable_grad() = torch::Tensor();
+  run().square().sum().backward();
+  std::vector<torch::Tensor> gradients;
+  for (const auto& layer : layers) {
+    gradients.push_back(layer->weight.grad());
+    layer->weight.mutable_grad() = torch::Tensor();
+  }
+  return gradients;
+}
+
+// The compiled call's gradients equal eager's, weight by weight (0 gate, 1 up, 2 down).
+void check_same_gradients(const std::vector<torch::Tensor>& compiled, const std::vector<torch::Tensor>& eager) {
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE_MESSAGE(compiled[i].defined(), "the backward reached no weight");
+    CHECK(same(compiled[i], eager[i]));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("compiled forward: eager's values, and per call 3 aten::mm, one fused kernel, no aten::t") {
@@ -87,21 +110,11 @@ TEST_CASE("trained through: with grad on, every weight gets eager's gradient, st
   const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
   for (int step = 0; step < 3; ++step) {
     CAPTURE(step);
-    for (const auto& layer : layers) layer->weight.mutable_grad() = torch::Tensor();
-    m.eager(x).square().sum().backward();
-    std::vector<torch::Tensor> eager_grads;
-    for (const auto& layer : layers) {
-      eager_grads.push_back(layer->weight.grad().clone());
-      layer->weight.mutable_grad() = torch::Tensor();
-    }
-    compiled.forward(x).square().sum().backward();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      CAPTURE(i);  // 0 gate, 1 up, 2 down
-      REQUIRE(layers[i]->weight.grad().defined());
-      CHECK(same(layers[i]->weight.grad(), eager_grads[i]));
-    }
+    const auto eager = weight_gradients(layers, [&] { return m.eager(x); });
+    const auto ours = weight_gradients(layers, [&] { return compiled.forward(x); });
+    check_same_gradients(ours, eager);
     torch::NoGradGuard no_grad;
-    for (const auto& layer : layers) layer->weight.sub_(0.01 * layer->weight.grad());  // SGD, in place
+    for (std::size_t i = 0; i < layers.size(); ++i) layers[i]->weight.sub_(0.01 * ours[i]);  // SGD, in place
   }
   CHECK(compiled.entries() == 1);
 }
@@ -115,20 +128,10 @@ TEST_CASE("past the size limit the eager call is trained through too: every weig
   compiled.forward(torch::randn({8, 16})).sum().backward();  // the one entry, for a contiguous input
   const auto x = (torch::randn({16, 8}) * 4).t();            // another layout: past the limit, eager
   const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
-  for (const auto& layer : layers) layer->weight.mutable_grad() = torch::Tensor();
-  m.eager(x).square().sum().backward();
-  std::vector<torch::Tensor> eager_grads;
-  for (const auto& layer : layers) {
-    eager_grads.push_back(layer->weight.grad().clone());
-    layer->weight.mutable_grad() = torch::Tensor();
-  }
-  compiled.forward(x).square().sum().backward();
+  const auto eager = weight_gradients(layers, [&] { return m.eager(x); });
+  const auto ours = weight_gradients(layers, [&] { return compiled.forward(x); });
   CHECK(compiled.eager_fallbacks() == 1);
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    CAPTURE(i);  // 0 gate, 1 up, 2 down
-    REQUIRE_MESSAGE(layers[i]->weight.grad().defined(), "the eager call's backward reached no weight");
-    CHECK(same(layers[i]->weight.grad(), eager_grads[i]));
-  }
+  check_same_gradients(ours, eager);
 }
 
 TEST_CASE("calls that alternate between two compiled entries transpose nothing: each entry keeps its own weights") {
