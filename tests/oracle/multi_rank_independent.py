@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""multi_rank_independent.py TRACE_TOOL LESSON12 WORK_DIR
+"""multi_rank_independent.py TRACE_TOOL LESSON12 WORK_DIR [STORED_DIR...]
 
 `workbook trace --ranks DIR --json` against an independent computation of the same numbers, on
 the traces of a real job: lesson 12 runs two ranks (quick sizes) and writes one trace per rank and
-way; this script reads each way's traces itself, from times read as exact decimals:
+way, and each STORED_DIR holds the rank traces of a job recorded elsewhere (Python's
+torch.profiler around DistributedDataParallel, see its README); this script reads each folder's
+traces itself, from times read as exact decimals:
 - per step (ProfilerStep#N), the time a transfer was in flight (gloo:/nccl: events, NCCL
   kernels) and the part of it in which an op computed (a cpu_op not inside a c10d:: call or
   record_param_comms, and outside the calls its thread made), by a coverage count over sorted
@@ -158,28 +160,39 @@ def independent(files):
     return out, straggler
 
 
+def compare(tool, label, folder):
+    """Prints one line for the folder's job; returns how many figures differ."""
+    files = sorted(folder.glob("rank*.json"), key=lambda p: int(p.stem[4:]))
+    ours = json.loads(subprocess.run([tool, "--ranks", str(folder), "--json"], check=True, capture_output=True,
+                                     text=True).stdout)
+    theirs, straggler = independent(files)
+    failures = 0
+    for r, (o, t) in enumerate(zip(ours["ranks"], theirs)):
+        for key, value in t.items():
+            tolerance = 0.001 if key == "overlap_fraction" else (0 if key == "arrived_last" else 1.0)
+            if abs(o[key] - value) > tolerance:
+                print(f"FAIL {label} rank {r} {key}: trace --ranks {o[key]}, independent {value}")
+                failures += 1
+    if ours["straggler"] != straggler:
+        print(f"FAIL {label}: straggler {ours['straggler']} against {straggler}")
+        failures += 1
+    if len(ours["ranks"]) != len(files):
+        print(f"FAIL {label}: {len(ours['ranks'])} ranks read of {len(files)}")
+        failures += 1
+    print(f"{label}: {len(files)} ranks, {len(ours['collectives'])} collectives compared, "
+          f"{'agree' if not failures else 'differ'}")
+    return failures
+
+
 def main():
     tool, lesson, work = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     subprocess.run([lesson, "--size", "16", "--dim", "16", "--hidden", "32", "--steps", "3", "--bucket-kb", "1",
                     "--out", str(work)], check=True, stdout=subprocess.DEVNULL)
     failures = 0
     for way in ("each_gradient", "flat_bucket", "overlapped"):
-        folder = work / "12_data_parallel" / way
-        files = sorted(folder.glob("rank*.json"), key=lambda p: int(p.stem[4:]))
-        ours = json.loads(subprocess.run([tool, "--ranks", str(folder), "--json"], check=True, capture_output=True,
-                                         text=True).stdout)
-        theirs, straggler = independent(files)
-        for r, (o, t) in enumerate(zip(ours["ranks"], theirs)):
-            for key, value in t.items():
-                tolerance = 0.001 if key == "overlap_fraction" else (0 if key == "arrived_last" else 1.0)
-                if abs(o[key] - value) > tolerance:
-                    print(f"FAIL {way} rank {r} {key}: trace --ranks {o[key]}, independent {value}")
-                    failures += 1
-        if ours["straggler"] != straggler:
-            print(f"FAIL {way}: straggler {ours['straggler']} against {straggler}")
-            failures += 1
-        print(f"{way}: {len(files)} ranks, {len(ours['collectives'])} collectives compared, "
-              f"{'agree' if not failures else 'differ'}")
+        failures += compare(tool, way, work / "12_data_parallel" / way)
+    for stored in sys.argv[4:]:
+        failures += compare(tool, Path(stored).name, Path(stored))
     sys.exit(1 if failures else 0)
 
 
