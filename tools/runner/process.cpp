@@ -121,6 +121,14 @@ std::pair<int, std::string> capture_process(const std::vector<std::string>& argv
   return {wait_for(pid), out};
 }
 
+Environment huge_pages_environment(const char* current) {
+  const std::string huge = "glibc.malloc.hugetlb=1";
+  if (!current || !*current) return {{"GLIBC_TUNABLES", huge}};
+  const std::string tunables(current);
+  if (tunables.find("glibc.malloc.hugetlb=") != std::string::npos) return {};  // the user's choice
+  return {{"GLIBC_TUNABLES", tunables + ":" + huge}};
+}
+
 void exec_process(const std::vector<std::string>& argv, const Environment& env) {
   if (argv.empty()) throw std::runtime_error("nothing to run");
   std::fflush(stdout);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -155,7 +156,7 @@ int run_trace(const Context& c, const Arguments& a) {
   if (!c.builder.build({"workbook_trace"})) return 1;
   std::vector<std::string> argv{c.builder.program("tools/workbook_trace").string()};
   argv.insert(argv.end(), a.words.begin(), a.words.end());
-  exec_process(argv);
+  exec_process(argv, huge_pages_environment(std::getenv("GLIBC_TUNABLES")));
 }
 
 int run_report(const Context& c, const Arguments& a) {
@@ -163,7 +164,7 @@ int run_report(const Context& c, const Arguments& a) {
   if (!c.builder.build({"workbook_report"})) return 1;
   std::vector<std::string> argv{c.builder.program("tools/workbook_report").string()};
   argv.insert(argv.end(), a.words.begin(), a.words.end());
-  exec_process(argv);
+  exec_process(argv, huge_pages_environment(std::getenv("GLIBC_TUNABLES")));
 }
 
 int build_docs(const Context& c, const Arguments& a) {
