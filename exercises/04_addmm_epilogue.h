@@ -15,7 +15,8 @@ namespace exercises {
 /// Lesson 04 fused the bias into a 2-D GEMM. C++'s nn::Linear on a 3-D input does not: it runs
 /// aten::matmul and then adds the bias in a separate aten::add_ over the whole output. Write it so
 /// the profile of one call shows exactly one aten::addmm, no aten::add or aten::add_, no copy of
-/// x, and exactly one allocation the size of the output: the 3-D result must be a view of the
+/// x or of W (W's transpose is a view: addmm reads it as the BLAS's transposed operand), and exactly
+/// one allocation the size of the output: the 3-D result must be a view of the
 /// GEMM's 2-D output, contiguous like F::linear's result (row-major [B, S, N]). x is contiguous.
 torch::Tensor linear_3d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 //! [contract]

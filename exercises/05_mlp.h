@@ -19,9 +19,9 @@ struct StageTime {
                            ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
                            ///< memory records and device events are not children), mean over forwards
   double gemm_us = 0;      ///< total time of all GEMMs beneath them (aten::mm, aten::addmm), mean over forwards
-  double gemm_share = 0;   ///< gemm_us / total_us
+  double gemm_share = 0;   ///< gemm_us / total_us (0 when total_us is 0: a stage no forward ran)
   std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
-  double gemm_gflops = 0;  ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul)
+  double gemm_gflops = 0;  ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul, 0 when gemm_us is 0)
 };
 
 /// Lesson 05 gave one split for the whole forward; here it is per stage. `profile` holds

@@ -34,7 +34,8 @@ struct BiasEpilogue {
 WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, const BiasEpilogue& epilogue);
 
 /// The CPU twin of the kernel: Y[M, N] = epilogue(X[M, K] · W[N, K]^T), row-major, one
-/// accumulator per output element handed to apply_epilogue before the single store.
+/// accumulator per output element handed to apply_epilogue before the single store (K may be 0:
+/// each accumulator is then an empty sum, 0).
 std::vector<float> gemm_with_epilogue(const std::vector<float>& x, const std::vector<float>& w, int m, int n, int k,
                                       const BiasEpilogue& epilogue);
 //! [contract]

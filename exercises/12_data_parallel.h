@@ -33,7 +33,8 @@ namespace exercises {
 class OverlappedAllreduce {
  public:
   /// Plans the buckets and registers one hook per parameter. Throws std::invalid_argument when
-  /// bucket_bytes < 1 or a parameter does not require a gradient.
+  /// there are no parameters (as DDP refuses a module with none to train), bucket_bytes < 1 or a
+  /// parameter does not require a gradient.
   OverlappedAllreduce(std::vector<torch::Tensor> parameters, workbook::Collectives& group, std::int64_t bucket_bytes);
   ~OverlappedAllreduce();
   OverlappedAllreduce(const OverlappedAllreduce&) = delete;

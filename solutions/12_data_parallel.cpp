@@ -39,6 +39,8 @@ struct OverlappedAllreduce::State {
 OverlappedAllreduce::OverlappedAllreduce(std::vector<torch::Tensor> parameters, workbook::Collectives& group,
                                          std::int64_t bucket_bytes)
     : state_(std::make_unique<State>()) {
+  // As DDP refuses a module without a parameter to train: nothing to average is a mistake.
+  if (parameters.empty()) throw std::invalid_argument("no parameters to average");
   if (bucket_bytes < 1) throw std::invalid_argument("bucket_bytes must be at least 1");
   for (const auto& p : parameters)
     if (!p.requires_grad()) throw std::invalid_argument("a parameter does not require a gradient");

@@ -127,7 +127,7 @@ TEST_CASE("float64 in, float64 out: no conversion on the way") {
   CHECK(torch::allclose(y, torch::nn::functional::linear(x, w, b), 1e-12, 1e-12));
 }
 
-TEST_CASE("per call: one addmm, no separate add, no copy of x, one output-sized allocation") {
+TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-sized allocation") {
   const auto& in = inputs();
   workbook::SessionOptions options;
   options.profile_memory = true;

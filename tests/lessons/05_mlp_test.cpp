@@ -187,6 +187,26 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
   CHECK(e[0].total_us == doctest::Approx(60 / 3.0));
 }
 
+TEST_CASE("a stage no forward ran, or one without GEMM time: share and rate are 0, never NaN or infinity") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // One forward: gate_proj holds no GEMM at all, and down_proj never ran.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                             make_event("up_proj", 30000, 60000, region), make_event("aten::mm", 35000, 55000),
+                             make_event("act_mul", 60000, 70000, region)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].flops == 2 * 10 * 20 * 30);  // counted from the shapes, ran or not
+  CHECK(s[0].gemm_us == 0);
+  CHECK(s[0].gemm_gflops == 0);  // FLOPs over no GEMM time: no rate, not infinity
+  CHECK(s[1].gemm_share == doctest::Approx(20.0 / 30.0));
+  CHECK(s[3].stage == "down_proj");
+  CHECK(s[3].total_us == 0);
+  CHECK(s[3].gemm_share == 0);  // 0 over 0: no share, not NaN
+  CHECK(s[3].gemm_gflops == 0);
+}
+
 TEST_CASE("two forwards inside one step: the means are per forward, not per step") {
   using testing::make_event;
   using workbook::Category;

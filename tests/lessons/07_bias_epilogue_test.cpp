@@ -42,6 +42,20 @@ TEST_CASE("the epilogue adds bias[col] exactly once, whatever the row") {
       CHECK(exercises::apply_epilogue(2.0f, row, col, epilogue) == doctest::Approx(2.0f + bias[col]));
 }
 
+TEST_CASE("K = 0: every accumulator is an empty sum, so each output is its activated bias (as addmm gives)") {
+  const std::vector<float> bias{0.5f, -1.25f, 3.0f};
+  const std::vector<float> none;  // X is [2, 0] and W is [3, 0]: no products at all
+  const std::vector<float> y =
+      exercises::gemm_with_epilogue(none, none, 2, 3, 0, BiasEpilogue{bias.data(), Activation::relu});
+  REQUIRE(y.size() == 6);
+  for (int row = 0; row < 2; ++row)
+    for (int col = 0; col < 3; ++col) {
+      CAPTURE(row);
+      CAPTURE(col);
+      CHECK(y[std::size_t(row * 3 + col)] == doctest::Approx(std::max(bias[std::size_t(col)], 0.0f)));
+    }
+}
+
 TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does") {
   const std::vector<float> bias{-3.0f, 0.0f, 1.0f};
   const torch::Tensor values = torch::linspace(-4.0, 4.0, 33);

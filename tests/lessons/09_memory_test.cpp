@@ -2,6 +2,8 @@
 // profile_memory at shapes lesson 09 never runs, both with hidden > dim and with dim > hidden.
 #include "workbook_doctest.h"
 
+#include <cstdlib>
+
 #include "09_memory.h"
 #include "workbook/profiler/session.h"
 #include "workbook/support/training_memory.h"
@@ -71,10 +73,16 @@ TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does no
   const std::int64_t odd = exercises::predict_training_peak_bytes({4097, 4099, 11001});
   const workbook::Profile p = session.finish();
   // The model the recorded checks above confirm, at a size no test machine should run: the same
-  // sequence of nodes gives 4 x 653 262 848 bytes.
-  CHECK(large == 2613051392);
-  CHECK(larger == 54223962112);
-  CHECK(odd == 1396427548);
+  // sequence of nodes gives 4 x 653 262 848 bytes. Within 16 bytes, as the contract's "a few bytes":
+  // a scalar buffer (the loss, 4 bytes) counted or not is right either way; float's lost bits
+  // (28 bytes at odd) and any unit slip are not.
+  auto within_a_few_bytes = [](std::int64_t got, std::int64_t wanted) {
+    INFO("wanted " << wanted << " bytes, give or take 16; got " << got << " (" << got - wanted << ")");
+    CHECK(std::abs(got - wanted) <= 16);
+  };
+  within_a_few_bytes(large, 2613051392);
+  within_a_few_bytes(larger, 54223962112);
+  within_a_few_bytes(odd, 1396427548);
   CHECK(p.of_category(workbook::Category::cpu_op).empty());
 }
 

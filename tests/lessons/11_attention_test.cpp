@@ -193,6 +193,14 @@ TEST_CASE("any block of at least one key works, the largest one included: one bl
   }
 }
 
+TEST_CASE("an empty sequence is no error: the result is empty, of q's shape") {
+  torch::NoGradGuard no_grad;
+  const Qkv x = random_qkv(1, 2, 0, 8);
+  const torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, 4);
+  CHECK((out.sizes() == x.q.sizes()));
+  CHECK((out.scalar_type() == torch::kFloat));
+}
+
 TEST_CASE("a block smaller than one key is refused") {
   const Qkv x = random_qkv(1, 1, 4, 2);
   CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, 0), std::invalid_argument);

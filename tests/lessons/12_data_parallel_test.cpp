@@ -301,9 +301,10 @@ struct OneRank {
   std::unique_ptr<workbook::Collectives> group;
 };
 
-TEST_CASE("the constructor rejects a bucket limit below one byte and a parameter without a gradient") {
+TEST_CASE("the constructor rejects no parameters, a bucket limit below one byte and a parameter without a gradient") {
   OneRank one;
   TwoLayers model = fresh_model();
+  CHECK_THROWS_AS(exercises::OverlappedAllreduce({}, *one.group, kOneWeightPerBucket), std::invalid_argument);
   CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), *one.group, 0), std::invalid_argument);
   CHECK_THROWS_AS(exercises::OverlappedAllreduce(model->parameters(), *one.group, -1), std::invalid_argument);
   // One byte is a limit: every parameter in a bucket of its own.
