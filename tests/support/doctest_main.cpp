@@ -3,10 +3,13 @@
 // `./workbook check N` sets WORKBOOK_EXERCISE=N: then failures are told to the learner in a few
 // lines each (which check, what it wanted, what this run gave, where a hint is) instead of
 // doctest's full report, which the suite keeps. WORKBOOK_TEST_SUITE_EXCLUDE=timing leaves out
-// doctest suites by name (the sanitizer leg's test preset sets it).
+// doctest suites by name (the sanitizer leg's test preset sets it). WORKBOOK_REPEAT=K runs the
+// selected checks K times in one process and fails unless every run gives the first run's verdict
+// (tests/lessons/repeat_verdicts.sh: LibTorch's load, ~0.7 s a process, is paid once per K runs).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -155,5 +158,16 @@ int main(int argc, char** argv) {
   if (const char* excluded = std::getenv("WORKBOOK_TEST_SUITE_EXCLUDE"))
     context.setOption("test-suite-exclude", excluded);
   context.applyCommandLine(argc, argv);
-  return context.run();
+  const char* repeat = std::getenv("WORKBOOK_REPEAT");
+  const int runs = repeat ? std::max(1, std::atoi(repeat)) : 1;
+  const int first = context.run();
+  for (int k = 2; k <= runs && !context.shouldExit(); ++k) {
+    const int again = context.run();
+    if ((again != 0) != (first != 0)) {
+      std::fprintf(stderr, "run %d of %d in this process %s, the first %s\n", k, runs, again ? "failed" : "passed",
+                   first ? "failed" : "passed");
+      return 3;
+    }
+  }
+  return first;
 }
