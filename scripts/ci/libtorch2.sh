@@ -79,7 +79,7 @@ bind "$ROOT" /src
 
 start=$SECONDS
 # setup-deps.sh is idempotent: a cached root only installs what is new.
-chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 bash /src/scripts/setup-deps.sh
+chroot "$JAIL" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 WORKBOOK_SECOND_LEG=1 bash /src/scripts/setup-deps.sh
 touch "$READY"
 echo "libtorch2: dependencies ready in $((SECONDS - start)) s"
 start=$SECONDS
