@@ -24,7 +24,7 @@ struct TrainingStep {
 struct PhaseReport {
   std::map<std::string, double>
       phase_us;          ///< mean total µs per step of "zero_grad", "forward", "loss", "backward", "optimizer"
-  std::string dominant;  ///< the phase with the most time
+  std::string dominant;  ///< the phase with the most mean time (measured means do not tie; either wins a tie)
   double backward_over_forward = 0;  ///< phase_us["backward"] / phase_us["forward"]
   workbook::Profile profile;         ///< what was recorded
 };
