@@ -7,6 +7,8 @@
 #include <limits>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "07_bias_epilogue.h"
 
 namespace {
@@ -30,6 +32,26 @@ torch::Tensor reference(const torch::Tensor& x, const torch::Tensor& w, const to
   if (activation == Activation::gelu_tanh) return torch::gelu(y, "tanh");
   return y;
 }
+
+// A buffer of `count` floats reserved, not filled: the pages a check writes are the only memory it
+// takes (12 GiB reserved costs a few KiB). Fails the check when the system refuses the reservation.
+class ReservedFloats {
+ public:
+  explicit ReservedFloats(std::size_t count) : bytes_(count * sizeof(float)) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<float*>(p);
+  }
+  ~ReservedFloats() {
+    if (data_) munmap(data_, bytes_);
+  }
+  ReservedFloats(const ReservedFloats&) = delete;
+  ReservedFloats& operator=(const ReservedFloats&) = delete;
+  float* data() const { return data_; }
+
+ private:
+  std::size_t bytes_;
+  float* data_ = nullptr;
+};
 
 }  // namespace
 
@@ -159,4 +181,23 @@ TEST_CASE("the residual pointer says whether there is one: a one-row residual ma
   // No residual, whatever the stride says: nothing is read or added.
   const BiasEpilogue none{bias.data(), Activation::none, nullptr, 5};
   CHECK(exercises::apply_epilogue(1.0f, 2, 1, none) == doctest::Approx(1.0f + bias[1]));
+}
+
+TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 elements is read where it says") {
+  // Three rows 2^30 elements apart in one 12 GiB buffer (a view of a few rows of a large tensor):
+  // row 2 starts at element 2^31, one past what an int holds.
+  constexpr int stride = 1 << 30;
+  const ReservedFloats buffer(3 * std::size_t(stride));
+  REQUIRE_MESSAGE(buffer.data() != nullptr, "this check reserves 12 GiB of address space (3 pages used); mmap refused");
+  const std::vector<float> bias{0.5f, -1.0f};
+  for (int row = 0; row < 3; ++row)
+    for (int col = 0; col < 2; ++col) buffer.data()[std::size_t(row) * stride + col] = 100.0f * float(row) + float(col);
+  const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
+  for (int row = 0; row < 3; ++row)
+    for (int col = 0; col < 2; ++col) {
+      CAPTURE(row);
+      CAPTURE(col);
+      CHECK(exercises::apply_epilogue(1.0f, row, col, epilogue) ==
+            doctest::Approx(1.0f + bias[std::size_t(col)] + 100.0f * float(row) + float(col)));
+    }
 }
