@@ -119,6 +119,35 @@ TEST_CASE("trained through: with grad on, every weight gets eager's gradient, st
   CHECK(compiled.entries() == 1);
 }
 
+TEST_CASE("an evaluation first, then training: the grad-off entry never serves a call with grad on") {
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16}) * 4;
+  {
+    torch::NoGradGuard no_grad;  // e.g. a validation pass before the first training step
+    CHECK(same(compiled.forward(x), m.eager(x)));
+  }
+  const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
+  const auto eager = weight_gradients(layers, [&] { return m.eager(x); });
+  const auto ours = weight_gradients(layers, [&] { return compiled.forward(x); });
+  check_same_gradients(ours, eager);
+  CHECK(compiled.entries() == 2);  // grad mode is guarded: one entry for each
+}
+
+TEST_CASE("an input that requires grad is another specialisation, as Dynamo guards it, and gets eager's gradient") {
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  compiled.forward(x);
+  const auto ours = x.clone().requires_grad_(true);
+  compiled.forward(ours).square().sum().backward();
+  CHECK(compiled.entries() == 2);
+  const auto eager = x.clone().requires_grad_(true);
+  m.eager(eager).square().sum().backward();
+  REQUIRE_MESSAGE(ours.grad().defined(), "the backward reached no input");
+  CHECK(same(ours.grad(), eager.grad()));
+}
+
 TEST_CASE("past the size limit the eager call is trained through too: every weight gets eager's gradient") {
   Mlp m;
   CacheOptions one_entry;

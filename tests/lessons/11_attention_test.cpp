@@ -205,4 +205,7 @@ TEST_CASE("a block smaller than one key is refused") {
   const Qkv x = random_qkv(1, 1, 4, 2);
   CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, 0), std::invalid_argument);
   CHECK_THROWS_AS(exercises::tiled_causal_attention(x.q, x.k, x.v, -1), std::invalid_argument);
+  // Also where there is nothing to compute: the block is checked first, whatever the inputs.
+  const Qkv empty = random_qkv(1, 1, 0, 2);
+  CHECK_THROWS_AS(exercises::tiled_causal_attention(empty.q, empty.k, empty.v, 0), std::invalid_argument);
 }
