@@ -99,6 +99,17 @@ TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does"
     CAPTURE(int(activation));  // 0 none, 1 relu, 2 gelu_tanh
     CHECK(std::isnan(exercises::apply_epilogue(nan, 0, 1, {bias.data(), activation})));
   }
+  // A NaN with its sign bit set (x86's default NaN, from 0 * inf or inf - inf) is a NaN too; and
+  // relu of an infinity is what torch::relu gives: 0 for -inf, +inf for +inf (bias[1] is 0).
+  const float negative_nan = std::copysign(nan, -1.0f);
+  REQUIRE(std::isnan(torch::relu(torch::tensor(negative_nan)).item<float>()));
+  CHECK(std::isnan(exercises::apply_epilogue(negative_nan, 0, 1, {bias.data(), Activation::relu})));
+  const float infinity = std::numeric_limits<float>::infinity();
+  for (float acc : {-infinity, infinity}) {
+    CAPTURE(acc);
+    const float want = torch::relu(torch::tensor(acc)).item<float>();
+    CHECK(exercises::apply_epilogue(acc, 0, 1, {bias.data(), Activation::relu}) == want);
+  }
 }
 
 TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)") {
