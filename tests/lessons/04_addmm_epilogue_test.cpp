@@ -165,10 +165,10 @@ TEST_CASE("the 3-D result is a view of the GEMM's output, not a copy of it") {
   CHECK(y.storage_offset() == 0);
 }
 
-TEST_CASE("a batch of one and a sequence of one take the same path: one addmm, no separate add") {
+TEST_CASE("a batch or a sequence of one, or of none, takes the same path: one addmm, no separate add") {
   torch::manual_seed(14);
   const torch::Tensor w = torch::randn({N, D}), b = torch::randn({N});
-  for (const auto& shape : {std::vector<std::int64_t>{1, S, D}, {B, 1, D}, {1, 1, D}}) {
+  for (const auto& shape : {std::vector<std::int64_t>{1, S, D}, {B, 1, D}, {1, 1, D}, {0, S, D}, {B, 0, D}}) {
     CAPTURE(shape);
     const torch::Tensor x = torch::randn(shape);
     CHECK(testing::all_close(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b)));

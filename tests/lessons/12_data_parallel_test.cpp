@@ -464,6 +464,23 @@ TEST_CASE("finish() waits for every bucket: the last all-reduce done is not all 
   }
 }
 
+// A collective that ended with an error, as one does when a peer dies: complete, and its wait()
+// raises the error (c10d's Work keeps it for wait()).
+struct FailedWork : c10d::Work {
+  bool isCompleted() override { return true; }
+  bool wait(std::chrono::milliseconds) override { throw std::runtime_error("a peer of this all-reduce died"); }
+};
+
+TEST_CASE("finish() waits for a complete bucket too: an all-reduce that failed is raised, never kept half summed") {
+  workbook::Collectives group(
+      0, 2, [](const torch::Tensor&) -> c10::intrusive_ptr<c10d::Work> { return c10::make_intrusive<FailedWork>(); });
+  TwoLayers model = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), group, kOneWeightPerBucket);
+  const Batch b = whole_batch();
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  CHECK_THROWS_WITH(sync.finish(), doctest::Contains("died"));
+}
+
 TEST_CASE("the hooks go with the object: a later backward starts no all-reduce, and other hooks stay") {
   OneRank one;
   TwoLayers model = fresh_model();
