@@ -108,6 +108,15 @@ TEST_CASE("storage, not the input's own elements, decides: a view of a view may 
   CHECK(v.is_view);
 }
 
+TEST_CASE("storage decides, not autograd's view tracking: detach() shares the storage and is no autograd view") {
+  const torch::Tensor x = input(false).requires_grad_(true);
+  REQUIRE_FALSE(x.detach().is_view());  // what makes Tensor::is_view() the wrong evidence
+  const auto v = exercises::view_or_copy([](const torch::Tensor& t) { return t.detach(); }, x);
+  CHECK(v.shares_storage);
+  CHECK(v.same_data_ptr);
+  CHECK(v.is_view);
+}
+
 TEST_CASE("an empty tensor's copy shares no storage, though both data pointers are null") {
   const torch::Tensor empty = torch::empty({0, 64});
   const auto copy = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, empty);
