@@ -195,6 +195,20 @@ TEST_CASE("an op that took no measurable time is still an op: the only one is th
   CHECK(c.calls == 1);
 }
 
+TEST_CASE(
+    "self time is not clamped: an operator whose self time is negative is still an operator, the only one the answer") {
+  // Two labels beneath the op overlap each other (neither holds the other): their 20 us exceed the
+  // op's 15, so the op's self time is -5 us, as Python's self_cpu_time_total computes it.
+  const workbook::Profile p({op("aten::foo", 10, 25, {{4, 4}}),
+                             make_event("first", 10000, 20000, Category::user_annotation),
+                             make_event("second", 15000, 25000, Category::user_annotation)});
+  REQUIRE(p.self_ns(p.find("aten::foo").front()) == -5000);
+  const auto c = exercises::most_expensive_shape(p);
+  CHECK(c.op == "aten::foo");
+  CHECK(c.self_us == doctest::Approx(-5.0));
+  CHECK(c.calls == 1);
+}
+
 TEST_CASE("an operator need not be called aten::") {
   // A custom op (RECORD_FUNCTION in C++, as workbook::fused_gelu_mul) and an autograd node.
   const workbook::Profile p({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
