@@ -157,6 +157,20 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
   }
 }
 
+TEST_CASE("with an nn::Linear's parameters (they require grad) the profile is the same: one addmm, no separate add") {
+  const auto& in = inputs();
+  const torch::Tensor w = in.w.clone().requires_grad_(true), b = in.b.clone().requires_grad_(true);
+  const auto p = testing::record_forwards("forward", [&] { exercises::linear_3d(in.x, w, b); });
+  const auto regions = p.find("forward");
+  REQUIRE(regions.size() == 3);
+  for (auto r : regions) {
+    CHECK(count_in(p, r, "aten::addmm") == 1);
+    CHECK(count_in(p, r, "aten::add") == 0);
+    CHECK(count_in(p, r, "aten::add_") == 0);
+    CHECK(count_in(p, r, "aten::matmul") == 0);
+  }
+}
+
 TEST_CASE("the 3-D result is a view of the GEMM's output, not a copy of it") {
   const auto& in = inputs();
   const auto y = exercises::linear_3d(in.x, in.w, in.b);

@@ -82,6 +82,22 @@ TEST_CASE("compiled forward: eager's values, and per call 3 aten::mm, one fused 
   CHECK(compiled.entries() == 1);
 }
 
+TEST_CASE("with grad on, a call is the same compiled path: 3 aten::mm, one fused_gelu_mul, no aten::t") {
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  compiled.forward(x);  // the entry is compiled (its one-off transposes) before the recording
+  const auto p = three_calls(compiled, x);
+  CHECK(p.count("aten::mm") == 9);
+  CHECK(p.count("workbook::fused_gelu_mul") == 3);
+  CHECK(p.count("aten::t") == 0);
+  // While autograd records, the fused op runs its differentiable twin beneath its own name: a gelu
+  // may run, but only there.
+  std::size_t gelus_outside = p.count("aten::gelu");
+  for (auto fused : p.find("workbook::fused_gelu_mul")) gelus_outside -= p.count_under(fused, "aten::gelu");
+  CHECK(gelus_outside == 0);
+}
+
 TEST_CASE("a training loop's in-place steps never recompile, a replaced weight does") {
   Mlp m;
   auto compiled = m.compiled();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "11_attention.h"
@@ -46,8 +47,10 @@ struct CallMemory {
   std::int64_t widest_value_keys = 0;             // the most keys one weighted-values GEMM sums over
 };
 
-CallMemory record_call(const Qkv& x, std::int64_t block) {
-  torch::NoGradGuard no_grad;
+CallMemory record_call(const Qkv& x, std::int64_t block, bool grad_on = false) {
+  // Inference by default; with grad_on autograd records the call (a training step's forward).
+  std::optional<torch::NoGradGuard> no_grad;
+  if (!grad_on) no_grad.emplace();
   workbook::SessionOptions options;
   options.profile_memory = true;
   options.record_shapes = true;
@@ -172,6 +175,18 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
     CHECK(m.score_pairs <= seq * seq);
     CHECK(m.value_pairs <= seq * seq);
   }
+}
+
+TEST_CASE("in training too: with grad on and inputs that require grad, no [seq, seq] allocation") {
+  const std::int64_t seq = 1024, block = 64, head_dim = 32;
+  Qkv x = random_qkv(1, 1, seq, head_dim);
+  for (torch::Tensor* t : {&x.q, &x.k, &x.v}) t->requires_grad_(true);
+  const CallMemory m = record_call(x, block, /*grad_on=*/true);
+  const std::int64_t block_bytes = 4 * seq * std::max(block, head_dim);
+  INFO("largest allocation " << m.largest_allocation << " bytes; one block of scores is " << block_bytes);
+  CHECK(m.largest_allocation > 0);
+  CHECK(m.largest_allocation <= block_bytes);
+  CHECK(m.softmax_ops == 0);
 }
 
 TEST_CASE("the peak grows with seq, not seq^2: seq 1024 peaks at most 2.3x seq 512") {
