@@ -29,6 +29,14 @@ std::int64_t count_in(const workbook::Profile& p, workbook::EventId region, cons
   return std::int64_t(p.count_under(region, name));
 }
 
+// One call's path: the bias inside one aten::addmm, never a separate add or a matmul.
+void check_one_addmm_path(const workbook::Profile& p, workbook::EventId region) {
+  CHECK(count_in(p, region, "aten::addmm") == 1);
+  CHECK(count_in(p, region, "aten::add") == 0);
+  CHECK(count_in(p, region, "aten::add_") == 0);
+  CHECK(count_in(p, region, "aten::matmul") == 0);
+}
+
 }  // namespace
 
 TEST_CASE("the values and the shape of nn::Linear's") {
@@ -137,10 +145,7 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
   REQUIRE(regions.size() == 3);
   const std::int64_t out_bytes = B * S * N * std::int64_t(sizeof(float));
   for (auto r : regions) {
-    CHECK(count_in(p, r, "aten::addmm") == 1);
-    CHECK(count_in(p, r, "aten::add") == 0);
-    CHECK(count_in(p, r, "aten::add_") == 0);
-    CHECK(count_in(p, r, "aten::matmul") == 0);
+    check_one_addmm_path(p, r);
     CHECK(count_in(p, r, "aten::clone") == 0);
     // A copy_ may only be addmm's own bias broadcast on the CPU, beneath it.
     std::int64_t copies_outside_addmm = count_in(p, r, "aten::copy_");
@@ -164,10 +169,7 @@ TEST_CASE("with an nn::Linear's parameters (they require grad) the profile is th
   const auto regions = p.find("forward");
   REQUIRE(regions.size() == 3);
   for (auto r : regions) {
-    CHECK(count_in(p, r, "aten::addmm") == 1);
-    CHECK(count_in(p, r, "aten::add") == 0);
-    CHECK(count_in(p, r, "aten::add_") == 0);
-    CHECK(count_in(p, r, "aten::matmul") == 0);
+    check_one_addmm_path(p, r);
   }
 }
 
@@ -188,10 +190,7 @@ TEST_CASE("a batch or a sequence of one, or of none, takes the same path: one ad
     CHECK(testing::all_close(exercises::linear_3d(x, w, b), torch::nn::functional::linear(x, w, b)));
     const auto p = testing::record_forwards("forward", [&] { exercises::linear_3d(x, w, b); });
     for (auto r : p.find("forward")) {
-      CHECK(count_in(p, r, "aten::addmm") == 1);
-      CHECK(count_in(p, r, "aten::add") == 0);
-      CHECK(count_in(p, r, "aten::add_") == 0);
-      CHECK(count_in(p, r, "aten::matmul") == 0);
+      check_one_addmm_path(p, r);
     }
   }
 }

@@ -13,14 +13,14 @@ fi
 failures=0
 # repeat WANT PROGRAM [ARGS...]: WANT is 0 (passes) or 1 (a reported failure) in every run.
 repeat() {
-  local want=$1 k status
+  local want=$1 done_runs status
   shift
-  local out
-  for ((k = 5; k <= runs; k += 5)); do
-    out=$(WORKBOOK_REPEAT=5 "$@" 2>&1)
+  local out per=$((runs < 5 ? runs : 5))
+  for ((done_runs = 0; done_runs < runs; done_runs += per)); do
+    out=$(WORKBOOK_REPEAT=$per "$@" 2>&1)
     status=$?
     if [ "$status" -ne "$want" ]; then
-      echo "FAIL: runs $((k - 4))-$k of $(basename "$1") gave exit $status, want $want; what it reported:"
+      echo "FAIL: runs $((done_runs + 1))-$((done_runs + per)) of $(basename "$1") gave exit $status, want $want; what it reported:"
       printf '%s\n' "$out" | grep -E -A4 "ERROR|wanted|TEST CASE|in this process" | head -n 20
       failures=$((failures + 1))
       return
