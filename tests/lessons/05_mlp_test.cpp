@@ -120,6 +120,15 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   CHECK(s[3].gemm_us == doctest::Approx(25));
   CHECK(s[3].flops == 2 * 10 * 20 * 30);
   CHECK(s[3].gemm_gflops == doctest::Approx(12000.0 / 25e3));
+  // Times keep their nanoseconds: a gate_proj of 1.5 us is not 1 us (trial 30: whole microseconds
+  // everywhere above let an integer division pass).
+  const workbook::Profile fine({make_event("mlp_forward", 0, 10000, Category::user_annotation),
+                                make_event("gate_proj", 0, 1500, Category::user_annotation),
+                                make_event("aten::mm", 100, 1350)});
+  const auto f = exercises::stage_breakdown(fine, 10, 20, 30);
+  CHECK(f[0].total_us == doctest::Approx(1.5));
+  CHECK(f[0].self_us == doctest::Approx(0.25));
+  CHECK(f[0].gemm_us == doctest::Approx(1.25));
   // Only aten::mm and aten::addmm are the stage's GEMMs: an aten::bmm beneath down_proj is not.
   const workbook::Profile with_bmm({make_event("mlp_forward", 0, 100000, Category::user_annotation),
                                     make_event("down_proj", 70000, 100000, Category::user_annotation),

@@ -194,17 +194,18 @@ TEST_CASE("the residual pointer says whether there is one: a one-row residual ma
   CHECK(exercises::apply_epilogue(1.0f, 2, 1, none) == doctest::Approx(1.0f + bias[1]));
 }
 
-TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 elements is read where it says") {
-  // Three rows 2^30 elements apart in one 12 GiB buffer (a view of a few rows of a large tensor):
-  // row 2 starts at element 2^31, one past what an int holds.
-  constexpr int stride = 1 << 30;
-  const ReservedFloats buffer(3 * std::size_t(stride));
-  REQUIRE_MESSAGE(buffer.data() != nullptr, "this check reserves 12 GiB of address space (3 pages used); mmap refused");
+TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 and 2^32 elements is read where it says") {
+  // Five rows 2^30 elements apart in one 16 GiB buffer (a view of a few rows of a large tensor):
+  // row 2 starts at element 2^31, one past what an int holds, and row 4 at 2^32, one past what 32
+  // unsigned bits hold (an index in unsigned wraps back to row 0 there).
+  constexpr int stride = 1 << 30, rows = 5;
+  const ReservedFloats buffer((rows - 1) * std::size_t(stride) + 2);
+  REQUIRE_MESSAGE(buffer.data() != nullptr, "this check reserves 16 GiB of address space (5 pages used); mmap refused");
   const std::vector<float> bias{0.5f, -1.0f};
-  for (int row = 0; row < 3; ++row)
+  for (int row = 0; row < rows; ++row)
     for (int col = 0; col < 2; ++col) buffer.data()[std::size_t(row) * stride + col] = 100.0f * float(row) + float(col);
   const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
-  for (int row = 0; row < 3; ++row)
+  for (int row = 0; row < rows; ++row)
     for (int col = 0; col < 2; ++col) {
       CAPTURE(row);
       CAPTURE(col);

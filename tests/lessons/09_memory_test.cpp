@@ -69,6 +69,8 @@ TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does no
   const std::int64_t large = exercises::predict_training_peak_bytes({8192, 4096, 11008});
   // Counted in elements, 13.6 G of them at T 65536, D 4096, H 32768: past 32 bits before the x 4.
   const std::int64_t larger = exercises::predict_training_peak_bytes({65536, 4096, 32768});
+  // T·H = 2^32 elements at T 131072: an int overflows well before, 32 unsigned bits wrap to 0 (trial 30).
+  const std::int64_t largest = exercises::predict_training_peak_bytes({131072, 4096, 32768});
   // Odd sizes: counted in float, 1.4 G elements lose their last bits (trial 19: 28 bytes short).
   const std::int64_t odd = exercises::predict_training_peak_bytes({4097, 4099, 11001});
   const workbook::Profile p = session.finish();
@@ -82,6 +84,7 @@ TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does no
   };
   within_a_few_bytes(large, 2613051392);
   within_a_few_bytes(larger, 54223962112);
+  within_a_few_bytes(largest, 107911053312);
   within_a_few_bytes(odd, 1396427548);
   CHECK(p.of_category(workbook::Category::cpu_op).empty());
 }
