@@ -342,6 +342,17 @@ TEST_CASE("finish() after a backward that reached only some parameters is refuse
   CHECK_THROWS_AS(sync.finish(), std::logic_error);
 }
 
+TEST_CASE("finish() after a backward through fc1 alone is refused: its last buckets complete, the first never") {
+  // The same four buckets, a loss on the hidden layer: buckets 2 and 3 (fc1's) complete, 0 and 1
+  // never do (trial 30: "the last bucket complete means all are" passed the check above).
+  OneRank one;
+  TwoLayers model = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, 1);
+  const torch::Tensor x = torch::randn({kRows, kDim}), hidden_target = torch::randn({kRows, kHidden});
+  torch::mse_loss(model->fc1->forward(x), hidden_target).backward();
+  CHECK_THROWS_AS(sync.finish(), std::logic_error);
+}
+
 TEST_CASE("a gradient that arrives non-contiguous is averaged too") {
   // p is used transposed, so backward hands its hook the gradient y^T: strides (1, 3), which
   // view(-1) cannot flatten.
