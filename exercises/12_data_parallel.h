@@ -29,7 +29,8 @@ namespace exercises {
 ///   when each rank holds an equal shard), in the parameters' dtype (all parameters share one dtype
 ///   and device: make each bucket's buffer with their options).
 /// One backward per step, each step's finish() before the next backward; gradients set to none or
-/// zeroed between steps. The hooks are removed when the object is destroyed.
+/// zeroed between steps. The hooks are removed when the object is destroyed. The parameters hold
+/// fewer than 2^31 elements in all (8 GiB of float gradients): a bucket's offsets fit an int.
 class OverlappedAllreduce {
  public:
   /// Plans the buckets and registers one hook per parameter. Throws std::invalid_argument when

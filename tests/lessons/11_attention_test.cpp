@@ -232,12 +232,19 @@ TEST_CASE("any block of at least one key works, the largest one included: one bl
   }
 }
 
-TEST_CASE("an empty sequence is no error: the result is empty, of q's shape") {
+TEST_CASE("an empty sequence is no error: the result is empty, of q's shape, on q's device") {
   torch::NoGradGuard no_grad;
   const Qkv x = random_qkv(1, 2, 0, 8);
   const torch::Tensor out = exercises::tiled_causal_attention(x.q, x.k, x.v, 4);
   CHECK((out.sizes() == x.q.sizes()));
   CHECK((out.scalar_type() == torch::kFloat));
+  // Where q lives, too: an empty q on the meta device (shapes without data; no GPU needed) gives a
+  // meta result, as a CUDA q must give a CUDA one (trial 30: torch::empty(q.sizes()) is on the CPU).
+  const auto meta = torch::TensorOptions().dtype(torch::kFloat).device(torch::kMeta);
+  const torch::Tensor q = torch::empty({1, 2, 0, 8}, meta), k = torch::empty({1, 2, 0, 8}, meta);
+  const torch::Tensor on_meta = exercises::tiled_causal_attention(q, k, k, 4);
+  CHECK((on_meta.device().type() == torch::kMeta));
+  CHECK((on_meta.sizes() == q.sizes()));
 }
 
 TEST_CASE("a block smaller than one key is refused") {
