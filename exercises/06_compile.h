@@ -22,7 +22,8 @@ namespace exercises {
 /// Specialisations live in a workbook::SpecialisationCache guarded over grad mode, the input
 /// (Dynamo's rules for the input) and the identity of all three weights (ours: Dynamo >= 2.5 guards a parameter's
 /// identity only under freezing; see lesson 06 and workbook/support/compile.h). Each entry needs its own prepared weights.
-/// Past the cache's size limit a call runs eager (the three Linears, torch::gelu, the multiply);
+/// Past the cache's size limit a call runs eager: x·Wᵀ for each weight as the modules hold it now (as the
+/// Linears compute it), torch::gelu, the multiply — never an entry's prepared weights;
 /// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.
 class CompiledGegluMlp {
  public:

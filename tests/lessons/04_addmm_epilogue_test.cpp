@@ -139,26 +139,33 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
   const auto& in = inputs();
   workbook::SessionOptions options;
   options.profile_memory = true;
-  const auto p = testing::record_forwards(
-      "forward", [&] { exercises::linear_3d(in.x, in.w, in.b); }, options);
-  const auto regions = p.find("forward");
-  REQUIRE(regions.size() == 3);
-  const std::int64_t out_bytes = B * S * N * std::int64_t(sizeof(float));
-  for (auto r : regions) {
-    check_one_addmm_path(p, r);
-    CHECK(count_in(p, r, "aten::clone") == 0);
-    // A copy_ may only be addmm's own bias broadcast on the CPU, beneath it.
-    std::int64_t copies_outside_addmm = count_in(p, r, "aten::copy_");
-    for (auto mm : p.under(r, "aten::addmm")) copies_outside_addmm -= std::int64_t(p.count_under(mm, "aten::copy_"));
-    CHECK(copies_outside_addmm == 0);
-    std::int64_t allocations = 0, allocated = 0;
-    for (auto d : p.descendants(r))
-      if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
-        ++allocations;
-        allocated += p[d].bytes;
-      }
-    CHECK(allocations == 1);
-    CHECK(allocated == out_bytes);
+  // W as nn::Linear holds it, and W a transposed view of a [D, N] buffer (the header promises a
+  // contiguous x only): W.t() is then contiguous, and a W.contiguous() would copy (trial 31).
+  const torch::Tensor w_as_view = in.w.t().contiguous().t();
+  REQUIRE_FALSE(w_as_view.is_contiguous());
+  for (const torch::Tensor& w : {in.w, w_as_view}) {
+    CAPTURE(w.is_contiguous());
+    const auto p = testing::record_forwards(
+        "forward", [&] { exercises::linear_3d(in.x, w, in.b); }, options);
+    const auto regions = p.find("forward");
+    REQUIRE(regions.size() == 3);
+    const std::int64_t out_bytes = B * S * N * std::int64_t(sizeof(float));
+    for (auto r : regions) {
+      check_one_addmm_path(p, r);
+      CHECK(count_in(p, r, "aten::clone") == 0);
+      // A copy_ may only be addmm's own bias broadcast on the CPU, beneath it.
+      std::int64_t copies_outside_addmm = count_in(p, r, "aten::copy_");
+      for (auto mm : p.under(r, "aten::addmm")) copies_outside_addmm -= std::int64_t(p.count_under(mm, "aten::copy_"));
+      CHECK(copies_outside_addmm == 0);
+      std::int64_t allocations = 0, allocated = 0;
+      for (auto d : p.descendants(r))
+        if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
+          ++allocations;
+          allocated += p[d].bytes;
+        }
+      CHECK(allocations == 1);
+      CHECK(allocated == out_bytes);
+    }
   }
 }
 

@@ -143,6 +143,10 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   CHECK(exercises::stage_breakdown(region_child, 10, 20, 30)[2].self_us == doctest::Approx(3));
   CHECK_THROWS_AS(exercises::stage_breakdown(workbook::Profile({make_event("aten::mm", 0, 1)}), 1, 1, 1),
                   std::invalid_argument);
+  // A region whose name only starts with "mlp_forward" is no forward (trial 31: found by prefix).
+  const workbook::Profile only_longer_name({make_event("mlp_forward_pre", 0, 100000, Category::user_annotation),
+                                            make_event("gate_proj", 0, 30000, Category::user_annotation)});
+  CHECK_THROWS_AS(exercises::stage_breakdown(only_longer_name, 10, 20, 30), std::invalid_argument);
 }
 
 TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, addmm counted too") {

@@ -179,6 +179,38 @@ TEST_CASE("past the size limit the eager call is trained through too: every weig
   check_same_gradients(ours, eager);
 }
 
+TEST_CASE("past the size limit the eager call uses the weights as they are now, not an entry's prepared ones") {
+  // Trial 31: an eager fallback that reused entry 0's transposed weights passed every check above.
+  CacheOptions one_entry;
+  one_entry.cache_size_limit = 1;
+  one_entry.warn_at_limit = false;  // reached on purpose: a passing check prints no warning
+  const auto x = torch::randn({8, 16}) * 4;
+  {
+    // A weight replaced once the one entry is taken: its guard misses, the cache is full, and the
+    // call runs eager with the new weight.
+    Mlp m;
+    auto compiled = m.compiled(one_entry);
+    torch::NoGradGuard no_grad;
+    compiled.forward(x);
+    m.down->weight = torch::randn_like(m.down->weight);
+    CHECK(same(compiled.forward(x), m.eager(x)));
+    CHECK(compiled.eager_fallbacks() == 1);
+  }
+  // The one entry taken by an evaluation (grad off), then a training call past the limit: trained
+  // through to every weight, although the entry's weights were prepared without autograd.
+  Mlp m;
+  auto compiled = m.compiled(one_entry);
+  {
+    torch::NoGradGuard no_grad;
+    compiled.forward(x);
+  }
+  const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
+  const auto eager = weight_gradients(layers, [&] { return m.eager(x); });
+  const auto ours = weight_gradients(layers, [&] { return compiled.forward(x); });
+  CHECK(compiled.eager_fallbacks() == 1);
+  check_same_gradients(ours, eager);
+}
+
 TEST_CASE("calls that alternate between two compiled entries transpose nothing: each entry keeps its own weights") {
   torch::NoGradGuard no_grad;
   Mlp m;

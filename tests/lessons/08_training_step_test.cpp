@@ -121,6 +121,27 @@ TEST_CASE("the report is what the profile says") {
   CHECK(report.backward_over_forward > 0);
 }
 
+TEST_CASE("a label that only starts with a phase's name is not that phase: forward_hook, loss_scale") {
+  // The loop's own code labels part of a phase (trial 31: regions found by prefix passed): a hook
+  // inside the forward and a scaler inside the loss, each a tenth of its phase. Their regions nest
+  // in the phase's; counted as regions of the phase, they pull its mean down by almost half.
+  auto labelled_wait = [](const char* label) {
+    return [label] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      workbook::Region part(label);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    };
+  };
+  const exercises::TrainingStep labelled{[] {}, labelled_wait("forward_hook"), labelled_wait("loss_scale"), [] {},
+                                         [] {}};
+  const auto report = exercises::profile_training(labelled, 2);
+  REQUIRE(report.profile.count("forward_hook") == 2);
+  for (const std::string phase : {"forward", "loss"}) {
+    CAPTURE(phase);
+    CHECK(report.phase_us.at(phase) == doctest::Approx(mean_region_us(report.profile, phase)));
+  }
+}
+
 TEST_CASE("the dominant phase is whichever this run spent most in, not the usual suspect") {
   // Phases that only wait, for times set by the test. The verdict compares the report with the
   // profile it came from (the phase whose regions have the largest mean total), so a late wake-up

@@ -353,6 +353,19 @@ TEST_CASE("finish() after a backward through fc1 alone is refused: its last buck
   CHECK_THROWS_AS(sync.finish(), std::logic_error);
 }
 
+TEST_CASE("a parameter with no elements is a gradient too: its bucket starts, and finish() accepts the step") {
+  // An empty gradient still arrives (trial 31: skipping numel() == 0 left its bucket waiting).
+  OneRank one;
+  const torch::Tensor weight = torch::randn({3}, torch::requires_grad()),
+                      nothing = torch::zeros({0}, torch::requires_grad());
+  exercises::OverlappedAllreduce sync({weight, nothing}, *one.group, 1);
+  const torch::Tensor x = torch::randn({3});
+  ((weight * x).sum() + nothing.sum()).backward();
+  REQUIRE_NOTHROW(sync.finish());
+  CHECK(torch::allclose(weight.grad(), x));  // one rank: the gradient as backward made it
+  CHECK(nothing.grad().numel() == 0);
+}
+
 TEST_CASE("a gradient that arrives non-contiguous is averaged too") {
   // p is used transposed, so backward hands its hook the gradient y^T: strides (1, 3), which
   // view(-1) cannot flatten.
