@@ -16,7 +16,8 @@ namespace exercises {
 /// [batch, heads, seq, block], and every intermediate is float32 like the inputs (the checks
 /// measure allocations in bytes). Query i attends to keys 0..i (itself included). Lesson 11 showed
 /// what naive attention and SDPA's math path allocate; the checks profile your function's memory.
-/// seq may be 0: the result is then empty, of q's shape and on q's device. Throws std::invalid_argument when block < 1.
+/// seq may be 0: the result is then empty, of q's shape and on q's device; it is below 2^24 (positions are
+/// exact in float32 too). Throws std::invalid_argument when block < 1.
 torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                      std::int64_t block);
 //! [contract]

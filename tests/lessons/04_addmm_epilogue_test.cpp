@@ -145,6 +145,10 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
   REQUIRE_FALSE(w_as_view.is_contiguous());
   for (const torch::Tensor& w : {in.w, w_as_view}) {
     CAPTURE(w.is_contiguous());
+    // Its values too: W's strides are its own (trial 32: an as_strided transpose that assumed a
+    // contiguous W read the view's buffer in the wrong order).
+    CHECK(
+        torch::allclose(exercises::linear_3d(in.x, w, in.b), torch::nn::functional::linear(in.x, w, in.b), 1e-4, 1e-4));
     const auto p = testing::record_forwards(
         "forward", [&] { exercises::linear_3d(in.x, w, in.b); }, options);
     const auto regions = p.find("forward");

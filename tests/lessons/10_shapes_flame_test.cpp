@@ -207,6 +207,14 @@ TEST_CASE(
   CHECK(c.op == "aten::foo");
   CHECK(c.self_us == doctest::Approx(-5.0));
   CHECK(c.calls == 1);
+  // And in the share's denominator a negative self time counts as it is, as Python's
+  // self_cpu_time_total adds it (trial 32: clamped at 0 there, 30 / 50 instead of 30 / 45).
+  const workbook::Profile with_other(
+      {op("aten::foo", 10, 25, {{4, 4}}), make_event("first", 10000, 20000, Category::user_annotation),
+       make_event("second", 15000, 25000, Category::user_annotation), op("aten::bar", 30, 60, {{8, 8}})});
+  const auto bar = exercises::most_expensive_shape(with_other);
+  CHECK(bar.op == "aten::bar");
+  CHECK(bar.share == doctest::Approx(30.0 / 45.0));
 }
 
 TEST_CASE("an operator need not be called aten::") {
