@@ -28,7 +28,8 @@ struct CycleGaps {
 /// `schedule.repeat` is 2 or more).
 ///
 /// Each time a cycle's last recorded step ends, its profile must be written to
-/// `dir`/cycle_<k>.json (k = 0, 1, ...) at that moment, the way Python's
+/// `dir`/cycle_<k>.json (k = 0, 1, ... counts this call's cycles: a file of that name left by an
+/// earlier call is replaced) at that moment, the way Python's
 /// `on_trace_ready=tensorboard_trace_handler(...)` does, not after the loop. Returns one
 /// CycleGaps per cycle, in order, computed from that cycle's profile: does every cycle pay the
 /// cold start again, or only the first?

@@ -24,6 +24,9 @@ namespace exercises {
 /// identity only under freezing; see lesson 06 and workbook/support/compile.h). Each entry needs its own prepared weights.
 /// Past the cache's size limit a call runs eager: x·Wᵀ for each weight as the modules hold it now (as the
 /// Linears compute it), torch::gelu, the multiply — never an entry's prepared weights;
+/// a weight may be any [out, in] tensor, a strided view too (read it by its strides, as the Linear does).
+/// With grad off the output is an ordinary tensor, as eager's under torch::NoGradGuard: never an
+/// inference tensor (c10::InferenceMode), which autograd refuses to save when it is used later with grad on;
 /// under the fail_on_recompile stance a miss throws the workbook::GuardFailure.
 class CompiledGegluMlp {
  public:

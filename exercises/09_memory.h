@@ -10,7 +10,7 @@ namespace exercises {
 /// One training step of lesson 09's GeGLU MLP, float32, no biases: `tokens` rows of width `dim`,
 /// hidden width `hidden` (gate and up are dim -> hidden, down is hidden -> dim).
 struct StepShapes {
-  std::int64_t tokens = 0;  ///< T: rows of x and of the target
+  std::int64_t tokens = 0;  ///< T: rows of x and of the target (0 too: an empty batch still trains)
   std::int64_t dim = 0;     ///< model width
   std::int64_t hidden = 0;  ///< hidden width
 };

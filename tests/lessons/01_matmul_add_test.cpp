@@ -93,6 +93,19 @@ TEST_CASE("two cycles, two traces, each with its own recorded steps and gaps") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a second call into the same folder numbers its cycles from 0 again, replacing the first call's traces") {
+  const auto dir = fresh_dir("again");
+  const auto first = run(workbook::Schedule(1, 1, 2, 2), dir);
+  REQUIRE(first.size() == 2);
+  const auto second = run(workbook::Schedule(1, 1, 3, 2), dir);
+  REQUIRE(second.size() == 2);
+  CHECK(second[0].trace.filename() == "cycle_0.json");
+  CHECK(second[1].trace.filename() == "cycle_1.json");
+  for (const auto& c : second) check_cycle(c, 3);  // the second call's traces, not the first's
+  CHECK(!std::filesystem::exists(dir / "cycle_2.json"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a cycle of one recorded step has no other steps: their median is 0, not the cold gap again") {
   const auto dir = fresh_dir("one");
   const auto cycles = run(workbook::Schedule(1, 1, 1, 2), dir);

@@ -139,10 +139,17 @@ TEST_CASE("an evaluation first, then training: the grad-off entry never serves a
   Mlp m;
   auto compiled = m.compiled();
   const auto x = torch::randn({8, 16}) * 4;
+  torch::Tensor evaluated;
   {
     torch::NoGradGuard no_grad;  // e.g. a validation pass before the first training step
-    CHECK(same(compiled.forward(x), m.eager(x)));
+    evaluated = compiled.forward(x);
+    CHECK(same(evaluated, m.eager(x)));
   }
+  // Eager's output under NoGradGuard is an ordinary tensor: a later computation with grad on may
+  // save it for backward. An inference tensor (c10::InferenceMode) would be refused there.
+  CHECK(!evaluated.is_inference());
+  CHECK_NOTHROW((evaluated * m.gate->weight.sum()).sum().backward());
+  m.gate->weight.mutable_grad() = torch::Tensor();
   const std::vector<nn::Linear> layers{m.gate, m.up, m.down};
   const auto eager = weight_gradients(layers, [&] { return m.eager(x); });
   const auto ours = weight_gradients(layers, [&] { return compiled.forward(x); });
@@ -249,6 +256,18 @@ TEST_CASE("a weight replaced before the first call: the first entry is compiled 
   const auto x = torch::randn({8, 16});
   CHECK(same(compiled.forward(x), m.eager(x)));
   CHECK(compiled.entries() == 1);
+}
+
+TEST_CASE("a replaced weight that is a transposed view is read by its strides, as the Linear reads it") {
+  torch::NoGradGuard no_grad;
+  Mlp m;
+  auto compiled = m.compiled();
+  const auto x = torch::randn({8, 16});
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  m.down->weight = torch::randn({32, 16}).t();  // [16, 32] with strides (1, 16): not row-major
+  m.gate->weight = torch::randn({16, 32}).t();  // [32, 16] with strides (1, 32)
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 2);
 }
 
 TEST_CASE("a new batch recompiles once and then the batch is dynamic; a new layout recompiles") {

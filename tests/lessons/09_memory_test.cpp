@@ -95,6 +95,10 @@ TEST_CASE("the prediction holds at tiny shapes, where every vector counts") {
   check_prediction({1024, 4, 4});  // narrow: a buffer per token (a [T] vector) is 3 % of the peak here
 }
 
+TEST_CASE("an empty batch still peaks: backward makes the three weight gradients, all zero") {
+  check_prediction({0, 64, 128});
+}
+
 TEST_CASE("the prediction holds where tokens and hidden are alike and the model is much wider") {
   check_prediction({64, 256, 64});
   check_prediction({16, 256, 8});

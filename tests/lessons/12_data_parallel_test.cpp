@@ -377,6 +377,16 @@ TEST_CASE("a gradient that arrives non-contiguous is averaged too") {
   CHECK(torch::equal(p.grad(), y.t()));
 }
 
+TEST_CASE("a parameter stored transposed gets its gradient in its own layout, averaged too") {
+  // Autograd gives a leaf's grad() the leaf's strides, here (1, 3): view(-1) cannot flatten it.
+  OneRank one;
+  const torch::Tensor p = torch::randn({4, 3}).t().detach().requires_grad_(true), y = torch::randn({3, 4});
+  exercises::OverlappedAllreduce sync({p}, *one.group, kOneWeightPerBucket);
+  (p * y).sum().backward();
+  REQUIRE_NOTHROW(sync.finish());
+  CHECK(torch::equal(p.grad(), y));
+}
+
 TEST_CASE("buckets start in bucket order, even when backward completes a later one first") {
   // Parameters listed against their use: backward produces `second`'s gradients first, but bucket 0
   // (reverse order) is first.bias. Until it is complete, nothing may start.
