@@ -296,25 +296,27 @@ TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
   CHECK_THROWS_AS(exercises::stage_breakdown(only_mirrors, 10, 20, 30), std::invalid_argument);
 }
 
-TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
+namespace {
+
+// One forward whose gate_proj holds one GEMM: enough for the FLOPs, which come from the shapes.
+workbook::Profile one_gemm_forward() {
   using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000)});
-  const auto s = exercises::stage_breakdown(p, 8192, 4096, 16384);
+  const auto region = workbook::Category::user_annotation;
+  return workbook::Profile({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("aten::mm", 5000, 25000)});
+}
+
+}  // namespace
+
+TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
+  const auto s = exercises::stage_breakdown(one_gemm_forward(), 8192, 4096, 16384);
   CHECK(s[0].flops == std::int64_t(2) * 8192 * 4096 * 16384);
   CHECK(s[3].flops == std::int64_t(2) * 8192 * 4096 * 16384);
 }
 
 TEST_CASE("FLOPs are counted exactly: past 2^53 a double would round 2 T D H") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000)});
   // Odd sizes: 2 T D H = 1999922000789999286, about 2^61, where doubles lie 256 apart.
-  const auto s = exercises::stage_breakdown(p, 999999, 999983, 999979);
+  const auto s = exercises::stage_breakdown(one_gemm_forward(), 999999, 999983, 999979);
   CHECK(s[0].flops == 1999922000789999286);
   CHECK(s[3].flops == 1999922000789999286);
 }
