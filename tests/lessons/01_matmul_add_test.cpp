@@ -16,12 +16,21 @@
 
 namespace {
 
-std::filesystem::path fresh_dir(const char* tag) {
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("wb-check01-{}-{}", tag, ::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A folder of the check's own, emptied first and removed when the check ends, passed or failed (a
+// failed REQUIRE leaves the check early: no trace files are left behind in /tmp).
+struct FreshDir : std::filesystem::path {
+  explicit FreshDir(const char* tag)
+      : path(std::filesystem::temp_directory_path() / fmt::format("wb-check01-{}-{}", tag, ::getpid())) {
+    std::filesystem::remove_all(*this);
+    std::filesystem::create_directories(*this);
+  }
+  FreshDir(const FreshDir&) = delete;
+  FreshDir& operator=(const FreshDir&) = delete;
+  ~FreshDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(*this, ignored);
+  }
+};
 
 std::vector<exercises::CycleGaps> run(const workbook::Schedule& schedule, const std::filesystem::path& dir) {
   torch::manual_seed(1);
@@ -80,7 +89,7 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
 }  // namespace
 
 TEST_CASE("two cycles, two traces, each with its own recorded steps and gaps") {
-  const auto dir = fresh_dir("two");
+  const FreshDir dir("two");
   const auto cycles = run(workbook::Schedule(1, 1, 3, 2), dir);
   REQUIRE(cycles.size() == 2);
   CHECK(cycles[0].trace.filename() == "cycle_0.json");
@@ -90,11 +99,10 @@ TEST_CASE("two cycles, two traces, each with its own recorded steps and gaps") {
   const workbook::Profile second = workbook::load_chrome_trace(cycles[1].trace);
   CHECK(second.count("ProfilerStep#7") == 1);
   CHECK(second.count("ProfilerStep#2") == 0);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a second call into the same folder numbers its cycles from 0 again, replacing the first call's traces") {
-  const auto dir = fresh_dir("again");
+  const FreshDir dir("again");
   const auto first = run(workbook::Schedule(1, 1, 2, 2), dir);
   REQUIRE(first.size() == 2);
   const auto second = run(workbook::Schedule(1, 1, 3, 2), dir);
@@ -103,11 +111,10 @@ TEST_CASE("a second call into the same folder numbers its cycles from 0 again, r
   CHECK(second[1].trace.filename() == "cycle_1.json");
   for (const auto& c : second) check_cycle(c, 3);  // the second call's traces, not the first's
   CHECK(!std::filesystem::exists(dir / "cycle_2.json"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a cycle of one recorded step has no other steps: their median is 0, not the cold gap again") {
-  const auto dir = fresh_dir("one");
+  const FreshDir dir("one");
   const auto cycles = run(workbook::Schedule(1, 1, 1, 2), dir);
   REQUIRE(cycles.size() == 2);
   for (const auto& c : cycles) {
@@ -115,31 +122,28 @@ TEST_CASE("a cycle of one recorded step has no other steps: their median is 0, n
     CHECK(c.first_gap_us > 0);
     CHECK(c.median_other_gap_us == 0);
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the schedule decides the cycles: three cycles of two recorded steps") {
-  const auto dir = fresh_dir("three");
+  const FreshDir dir("three");
   const auto cycles = run(workbook::Schedule(0, 1, 2, 3), dir);
   REQUIRE(cycles.size() == 3);
   for (const auto& c : cycles) check_cycle(c, 2);
-  std::filesystem::remove_all(dir);
   // skip_first steps come before the first cycle: the loop runs them too, and every cycle ends.
-  const auto skipped_dir = fresh_dir("skip");
+  const FreshDir skipped_dir("skip");
   const auto skipped = run(workbook::Schedule(0, 1, 2, 2, 3), skipped_dir);
   REQUIRE(skipped.size() == 2);
   for (const auto& c : skipped) check_cycle(c, 2);
   // Cycles are numbered from 0 as they end, whatever came before the first.
   CHECK(skipped[0].trace.filename() == "cycle_0.json");
   CHECK(skipped[1].trace.filename() == "cycle_1.json");
-  std::filesystem::remove_all(skipped_dir);
 }
 
 TEST_CASE("each cycle's trace is on disk before the next cycle's first step starts") {
   // Schedule(1, 1, 4, 2): steps 0..5 are cycle 0 (wait, warm-up, 4 recorded), 6..11 cycle 1.
   // The test watches the run from inside (its own RecordFunction observer): when step 6 starts,
   // cycle 0's trace must exist; written after the loop, it does not.
-  const auto dir = fresh_dir("written");
+  const FreshDir dir("written");
   const std::vector<std::filesystem::path> traces{dir / "cycle_0.json", dir / "cycle_1.json"};
   std::vector<exercises::CycleGaps> cycles;
   int steps = 0, matmuls = 0;
@@ -162,14 +166,13 @@ TEST_CASE("each cycle's trace is on disk before the next cycle's first step star
   CHECK(first_before_second);
   CHECK_FALSE(second_before_end);  // and not before its own cycle ended
   REQUIRE(cycles.size() == 2);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an even count of other steps: their median is the mean of the two middle gaps") {
   // Each cycle records 3 steps, the first and two others; the observer slows the last by 2 ms
   // inside the gap, so the two others' gaps differ by ~2 ms and their median lies halfway (the
   // larger of the two is not the median).
-  const auto dir = fresh_dir("even");
+  const FreshDir dir("even");
   const auto cycles = run_slowed(workbook::Schedule(1, 1, 3, 2), dir, {{4, 2000}, {9, 2000}});
   REQUIRE(cycles.size() == 2);
   for (const auto& c : cycles) {
@@ -186,14 +189,13 @@ TEST_CASE("an even count of other steps: their median is the mean of the two mid
     CHECK(c.median_other_gap_us > fast + 0.25 * (slow - fast));
     CHECK(c.median_other_gap_us < slow - 0.25 * (slow - fast));
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the first gap is the first recorded step's, also when it is the smallest") {
   // The observer slows both later recorded steps by 5 ms inside the gap (calls 3 and 4: wait, warm-up,
   // then three recorded), so the first recorded step's gap, cold or not, is the smallest of the
   // cycle: it is still the one reported first (trial 19 swapped it with the smallest other).
-  const auto dir = fresh_dir("first_smallest");
+  const FreshDir dir("first_smallest");
   const auto cycles = run_slowed(workbook::Schedule(1, 1, 3, 1), dir, {{3, 5000}, {4, 5000}});
   REQUIRE(cycles.size() == 1);
   // The test's premise, read from the trace itself: the first gap is the smallest.
@@ -201,14 +203,13 @@ TEST_CASE("the first gap is the first recorded step's, also when it is the small
   REQUIRE(gaps.size() == 3);
   REQUIRE(gaps[0] < std::min(gaps[1], gaps[2]));
   check_cycle(cycles[0], 3);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not the median") {
   // Each cycle records 4 steps. The observer slows the first recorded step by 1 ms and the last
   // by 2 ms, inside the gap: the median of the 3 other steps stays a normal gap, their mean is
   // ~700 us larger, and a median that includes the first step is ~500 us larger.
-  const auto dir = fresh_dir("median");
+  const FreshDir dir("median");
   const auto cycles = run_slowed(workbook::Schedule(1, 1, 4, 2), dir, {{2, 1000}, {5, 2000}, {8, 1000}, {11, 2000}});
   REQUIRE(cycles.size() == 2);
   for (const auto& c : cycles) {
@@ -217,7 +218,6 @@ TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not
     CAPTURE(c.median_other_gap_us);
     CHECK(c.first_gap_us >= 1000);  // the test's premise: the delay lands inside the gap
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("each step computes add(matmul(x, w), b): the whole bias, added once, with alpha 1") {
@@ -225,7 +225,7 @@ TEST_CASE("each step computes add(matmul(x, w), b): the whole bias, added once, 
   // by alpha, runs the same ops.
   torch::manual_seed(2);
   const torch::Tensor x = torch::randn({24, 32}), w = torch::randn({32, 16}), b = torch::randn({16});
-  const auto dir = fresh_dir("inputs");
+  const FreshDir dir("inputs");
   testing::OpInputsObserver adds("aten::add");
   (void)exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 1, 2), dir);
   const auto calls = adds.calls();
@@ -235,5 +235,4 @@ TEST_CASE("each step computes add(matmul(x, w), b): the whole bias, added once, 
     CHECK(testing::all_close(call.other, b));
     CHECK(call.alpha == 1.0);
   }
-  std::filesystem::remove_all(dir);
 }
