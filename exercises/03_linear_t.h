@@ -17,7 +17,8 @@ namespace exercises {
 struct ViewOrCopy {
   bool is_view = false;                   ///< the verdict
   bool shares_storage = false;            ///< the output lives in the input's storage
-  bool same_data_ptr = false;             ///< and starts at the same address
+  bool same_data_ptr = false;             ///< and starts at the same address (so never true for a copy,
+                                          ///< not even of an empty tensor, where both addresses are null)
   std::vector<std::int64_t> out_strides;  ///< the output's strides, in elements
   std::int64_t copying_ops = 0;           ///< aten::copy_, aten::clone or aten::_to_copy beneath the call
   std::int64_t bytes_allocated = 0;       ///< bytes allocated beneath the call (profile_memory)

@@ -22,7 +22,8 @@ ViewOrCopy view_or_copy(const std::function<torch::Tensor(const torch::Tensor&)>
   const workbook::Profile profile = session.finish();
   ViewOrCopy v;
   v.shares_storage = out.storage().is_alias_of(input.storage());
-  v.same_data_ptr = out.data_ptr() == input.data_ptr();
+  // Two empty tensors both start at null: an equal address means the same start only in one storage.
+  v.same_data_ptr = v.shares_storage && out.data_ptr() == input.data_ptr();
   v.out_strides = out.strides().vec();
   for (auto region : profile.find("op"))
     for (auto id : profile.descendants(region)) {

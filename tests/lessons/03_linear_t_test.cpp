@@ -121,9 +121,11 @@ TEST_CASE("an empty tensor's copy shares no storage, though both data pointers a
   const torch::Tensor empty = torch::empty({0, 64});
   const auto copy = exercises::view_or_copy([](const torch::Tensor& t) { return t.clone(); }, empty);
   CHECK_FALSE(copy.shares_storage);
+  CHECK_FALSE(copy.same_data_ptr);  // null == null, but in two storages: no same start
   CHECK_FALSE(copy.is_view);
   const auto view = exercises::view_or_copy([](const torch::Tensor& t) { return t.t(); }, empty);
   CHECK(view.shares_storage);
+  CHECK(view.same_data_ptr);
 }
 
 TEST_CASE("the call runs once inside one region named op, as the contract says") {
