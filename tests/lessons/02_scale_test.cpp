@@ -240,6 +240,19 @@ TEST_CASE("negative n^2 or n^3 costs come back as the fit finds them, not clampe
   }
 }
 
+TEST_CASE("sizes past 2^21 and 2^32: n^2 and n^3 are never taken in 64-bit integers (trial 33)") {
+  // n^3 overflows int64 past 2^21; n^2 wraps unsigned 64 bits at 2^32. An exact model fits back
+  // from sizes 2^20 to 2^23, and the n^2 term alone decides the crossover at 2^32.
+  const exercises::StepModel truth{12.5, 2e-3, 4e-9};
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (int k = 20; k <= 23; ++k) points.emplace_back(std::int64_t(1) << k, truth.predict_us(std::int64_t(1) << k));
+  const auto fit = exercises::fit_step_model(points);
+  CHECK(fit.per_n3_us == doctest::Approx(truth.per_n3_us).epsilon(1e-6));
+  CHECK(fit.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-3));
+  CHECK(exercises::predicted_crossover(exercises::StepModel{1e12, 1, 0}, (std::int64_t(1) << 31) + 1,
+                                       std::int64_t(1) << 40) == (std::int64_t(1) << 32));
+}
+
 TEST_CASE("the crossover scan goes on past a size whose busy fraction fell") {
   // {10, -1, 0.01}: the busy fraction falls from n = 1 to 2, the step is negative up to 64, and
   // n = 128 is the first compute-bound size.
