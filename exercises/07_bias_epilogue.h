@@ -28,10 +28,10 @@ struct BiasEpilogue {
 /// is given — y = act(x·Wᵀ + b) + r, a transformer block's skip connection, fused so that the
 /// output is still stored once. The bias broadcasts over rows and is added exactly once; the
 /// residual is read where its row stride says (a stride of 0 repeats one row, as an expanded torch
-/// view does; rows far apart in a large buffer may put row·residual_stride past 2^31, even 2^32), and comes
+/// view does; rows far apart in a large buffer may put row·residual_stride past 2^31, even 2^32: an exact integer offset), and comes
 /// after the activation.
 /// relu(v) = max(v, 0), a NaN kept (as torch::relu keeps it); gelu_tanh(v) = 0.5·v·(1 + tanh(√(2/π)·(v + 0.044715·v³))), which is
-/// torch::gelu(v, "tanh"). Runs on the CPU and, unchanged, inside workbook::tiled_gemm on a GPU.
+/// torch::gelu(v, "tanh") — in float still about -3·10⁻⁷ at v = -5, not 0. Runs on the CPU and, unchanged, inside workbook::tiled_gemm on a GPU.
 WORKBOOK_HOST_DEVICE float apply_epilogue(float accumulator, int row, int col, const BiasEpilogue& epilogue);
 
 /// The CPU twin of the kernel: Y[M, N] = epilogue(X[M, K] · W[N, K]^T), row-major, one

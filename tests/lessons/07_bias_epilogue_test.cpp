@@ -112,6 +112,23 @@ TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does"
   }
 }
 
+TEST_CASE("gelu_tanh's tail is tiny but not 0 down to v = -5, as torch's float gelu (trial 33)") {
+  // Between -5 and -4 gelu is -3e-7 to -7e-5: below the absolute 1e-6 the check above allows near 0,
+  // so a gelu that saturates to 0 early passes it. Torch's float formula is still negative there, and
+  // so is every faithful float version of it (and the exact sigmoid form). Their rounding differs by up
+  // to a few ulps of tanh near -1 (2^-24 each, times 0.5·|v|): that much is allowed, 0 is not.
+  const std::vector<float> zero_bias{0.0f};
+  for (int i = 0; i <= 16; ++i) {
+    const float v = -5.0f + float(i) / 16.0f;  // exact in float
+    CAPTURE(v);
+    const float want = torch::gelu(torch::tensor(v), "tanh").item<float>();
+    REQUIRE(want < 0.0f);
+    const float got = exercises::apply_epilogue(v, 0, 0, {zero_bias.data(), Activation::gelu_tanh});
+    CHECK(got < 0.0f);
+    CHECK(std::fabs(got - want) <= std::fabs(v) * std::ldexp(1.0f, -22));
+  }
+}
+
 TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)") {
   torch::manual_seed(7);
   const std::vector<float> one{1.0f};
@@ -204,6 +221,29 @@ TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 and 2^32 
   const std::vector<float> bias{0.5f, -1.0f};
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < 2; ++col) buffer.data()[std::size_t(row) * stride + col] = 100.0f * float(row) + float(col);
+  const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
+  for (int row = 0; row < rows; ++row)
+    for (int col = 0; col < 2; ++col) {
+      CAPTURE(row);
+      CAPTURE(col);
+      CHECK(exercises::apply_epilogue(1.0f, row, col, epilogue) ==
+            doctest::Approx(1.0f + bias[std::size_t(col)] + 100.0f * float(row) + float(col)));
+    }
+}
+
+TEST_CASE("an odd row stride is read exactly: row * stride is an integer index, exact past 2^24 (trial 33)") {
+  // A float holds every integer only up to 2^24: with a stride of 2^24 + 1, row 1's offset rounds to
+  // 2^24 in float and reads the element before it. Five rows in 320 MiB reserved (5 pages used).
+  constexpr int stride = (1 << 24) + 1, rows = 5;
+  const ReservedFloats buffer((rows - 1) * std::size_t(stride) + 2);
+  REQUIRE_MESSAGE(buffer.data() != nullptr,
+                  "this check reserves 320 MiB of address space (5 pages used); mmap refused");
+  const std::vector<float> bias{0.5f, -1.0f};
+  for (int row = 0; row < rows; ++row) {
+    const std::size_t start = std::size_t(row) * stride;
+    if (row > 0) buffer.data()[start - 1] = -1000.0f;  // what an offset rounded down would read
+    for (int col = 0; col < 2; ++col) buffer.data()[start + col] = 100.0f * float(row) + float(col);
+  }
   const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
   for (int row = 0; row < rows; ++row)
     for (int col = 0; col < 2; ++col) {
