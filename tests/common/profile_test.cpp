@@ -114,6 +114,39 @@ TEST_CASE("Python's _remove_dup_nodes: an only child with its parent's name fold
   CHECK(p.kernels(p.find("aten::copy_").at(0)).size() == 1);
 }
 
+TEST_CASE("a chain of same-named events folds into its top, which keeps the innermost's kernels only") {
+  // x [0,100] > x [10,90] > x [15,85] > mm [20,80] > 64 bytes at 30; each x owns a kernel by its
+  // External id. Python's _remove_dup_nodes assigns parent.kernels = child.kernels at each fold, so
+  // the top's own kernel and the middle's are dropped and the innermost's stays.
+  std::vector<Event> events{make_event("aten::x", 0, 100), make_event("aten::x", 10, 90), make_event("aten::x", 15, 85),
+                            make_event("aten::mm", 20, 80), testing::make_allocation(30, 64)};
+  for (int k = 0; k < 3; ++k) {
+    events[std::size_t(k)].external_id = 11 + k;
+    Event kernel = testing::make_device_work("kernel", 200 + 20 * k, 210 + 20 * k + k, 7);
+    kernel.external_id = 11 + k;
+    events.push_back(kernel);
+  }
+  const Profile p(events);
+  CHECK(p.merged_duplicates() == 2);
+  REQUIRE(p.count("aten::x") == 1);
+  const auto x = p.find("aten::x").at(0), mm = p.find("aten::mm").at(0);
+  CHECK(p.parent(mm) == x);
+  REQUIRE(p.children(x).size() == 1);
+  CHECK(p.children(x)[0] == mm);
+  REQUIRE(p.children(mm).size() == 1);
+  CHECK(p[p.children(mm).front()].bytes == 64);
+  REQUIRE(p.kernels(x).size() == 1);
+  CHECK(p[p.kernels(x).back()].start_ns == 240);
+  const auto stats = p.stats();
+  CHECK(stats[x].self_device_ns == 12);
+  CHECK(stats[x].device_total_ns == 12);
+  CHECK(stats[x].cpu_memory == 64);
+  CHECK(stats[x].self_cpu_memory == 0);
+  CHECK(stats[mm].self_cpu_memory == 64);
+  // The three kernels are still events of the profile; two of them belong to no op now.
+  CHECK(p.count("kernel") == 3);
+}
+
 TEST_CASE("a partial overlap is not nesting, and self time is not clamped") {
   // b starts inside a but ends after it: both are roots (Python's rule).
   const Profile p({make_event("a", 0, 50), make_event("b", 40, 80)});

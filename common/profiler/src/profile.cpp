@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 namespace workbook {
@@ -28,7 +30,30 @@ std::string_view device_work_name(DeviceWork work) {
   return "kernel";
 }
 
+namespace {
+
+// Compressed rows from (owner, id) pairs given in increasing id order: each owner's ids come out
+// in start order, with no per-owner vector.
+template <typename OwnerOf>
+void fill_id_lists(std::size_t n, OwnerOf owner_of, std::vector<std::uint32_t>& start,
+                   std::vector<std::uint32_t>& ids) {
+  constexpr std::uint32_t none = ~std::uint32_t(0);
+  start.assign(n + 1, 0);
+  for (std::size_t id = 0; id < n; ++id)
+    if (const std::uint32_t owner = owner_of(id); owner != none) ++start[owner + 1];
+  for (std::size_t k = 0; k < n; ++k) start[k + 1] += start[k];
+  ids.assign(start[n], 0);
+  std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
+  for (std::size_t id = 0; id < n; ++id)
+    if (const std::uint32_t owner = owner_of(id); owner != none) ids[next[owner]++] = std::uint32_t(id);
+}
+
+}  // namespace
+
 Profile::Profile(std::vector<Event> events) : events_(std::move(events)) {
+  // Ids are kept in 32 bits (the tree's arrays take 4 bytes an id): 4 billion events would need
+  // some 500 GB as Events anyway.
+  if (events_.size() >= kNone) throw std::length_error("a profile holds fewer than 2^32 - 1 events");
   auto starts_first = [](const Event& a, const Event& b) {
     if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
     return a.end_ns > b.end_ns;
@@ -46,15 +71,20 @@ Profile::Profile(std::vector<Event> events) : events_(std::move(events)) {
     for (auto i : order) sorted.push_back(std::move(events_[i]));
     events_ = std::move(sorted);
   }
-  build_tree();
-  link_device_work();
-  merge_duplicates();
+  std::vector<std::uint32_t> parent = host_parents();
+  std::vector<std::uint32_t> kernel_owner = link_device_work(parent);
+  merge_duplicates(parent, kernel_owner);
+  // Children in id order are children in start order (device work after its launch's host children
+  // when it starts later, as before).
+  fill_id_lists(
+      events_.size(), [&](std::size_t id) { return parent[id]; }, children_.start, children_.ids);
+  fill_id_lists(
+      events_.size(), [&](std::size_t id) { return kernel_owner[id]; }, kernels_.start, kernels_.ids);
+  parent_ = std::move(parent);
 }
 
-void Profile::build_tree() {
-  parent_.assign(events_.size(), std::nullopt);
-  children_.assign(events_.size(), {});
-  kernels_.assign(events_.size(), {});
+std::vector<std::uint32_t> Profile::host_parents() const {
+  std::vector<std::uint32_t> parent(events_.size(), kNone);
   // Host events nest by interval per thread, exactly as _populate_cpu_children does: an event
   // is a child only when fully inside; memory instants join the innermost open event.
   std::unordered_map<std::uint64_t, std::vector<EventId>> open_per_thread;
@@ -69,19 +99,18 @@ void Profile::build_tree() {
       if (!outside) break;
       open.pop_back();
     }
-    if (!open.empty()) {
-      parent_[id] = open.back();
-      children_[open.back()].push_back(id);
-    }
+    if (!open.empty()) parent[id] = std::uint32_t(open.back());
     if (!instant) open.push_back(id);
   }
+  return parent;
 }
 
-void Profile::link_device_work() {
+std::vector<std::uint32_t> Profile::link_device_work(std::vector<std::uint32_t>& parent) const {
   // Device activity hangs under the runtime call with its correlation id and belongs to the op
   // that made that call: the innermost host event around the launch that is not itself a
   // runtime call (what Kineto's linked activity is when Python records). Without a launch in the
-  // trace, it belongs to the op with its External id.
+  // trace, it belongs to the op with its External id. Returns each event's owner (kNone for none).
+  std::vector<std::uint32_t> kernel_owner(events_.size(), kNone);
   std::unordered_map<std::int64_t, EventId> launch_by_correlation;
   // One op per External id, the last recorded (as a Python dict keyed by the id would keep): ids
   // shared by many ops in a corrupt trace must not hand every kernel to every op.
@@ -97,19 +126,19 @@ void Profile::link_device_work() {
   }
   // The op a runtime call belongs to: its nearest ancestor that is not itself a runtime call,
   // remembered per call so that nested runtime calls are walked once, not once per kernel.
-  std::unordered_map<EventId, std::optional<EventId>> owner_of_runtime;
+  std::unordered_map<EventId, std::uint32_t> owner_of_runtime;
   const auto owner_of = [&](EventId runtime_call) {
     std::vector<EventId> walked;
-    std::optional<EventId> at = runtime_call, owner;
+    std::uint32_t at = std::uint32_t(runtime_call), owner = kNone;
     for (;;) {
-      const auto known = owner_of_runtime.find(*at);
+      const auto known = owner_of_runtime.find(at);
       if (known != owner_of_runtime.end()) {
         owner = known->second;
         break;
       }
-      walked.push_back(*at);
-      at = parent_[*at];
-      if (!at || events_[*at].category != Category::runtime) {
+      walked.push_back(at);
+      at = parent[at];
+      if (at == kNone || events_[at].category != Category::runtime) {
         owner = at;
         break;
       }
@@ -122,72 +151,73 @@ void Profile::link_device_work() {
     if (!e.on_device()) continue;
     auto launch = e.correlation != 0 ? launch_by_correlation.find(e.correlation) : launch_by_correlation.end();
     if (launch != launch_by_correlation.end()) {
-      parent_[id] = launch->second;
-      children_[launch->second].push_back(id);
-      if (const auto owner = owner_of(launch->second)) kernels_[*owner].push_back(id);
+      parent[id] = std::uint32_t(launch->second);
+      kernel_owner[id] = owner_of(launch->second);
       continue;
     }
     auto op = e.external_id != 0 ? op_by_external_id.find(e.external_id) : op_by_external_id.end();
-    if (op != op_by_external_id.end()) kernels_[op->second].push_back(id);
+    if (op != op_by_external_id.end()) kernel_owner[id] = std::uint32_t(op->second);
   }
-  // Device activity joined its launch's children after the launch's host children: restore order.
-  for (auto& kids : children_)
-    if (kids.size() > 1 && !std::is_sorted(kids.begin(), kids.end())) std::sort(kids.begin(), kids.end());
+  return kernel_owner;
 }
 
-void Profile::merge_duplicates() {
+void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner) {
+  const std::size_t n = events_.size();
   // Host children per event, kept up to date as children fold (counting them at every test
   // made a parent with 10^5 same-named children quadratic).
-  std::vector<std::size_t> host_children(events_.size(), 0);
-  for (EventId id = 0; id < events_.size(); ++id)
-    if (parent_[id] && events_[id].on_host()) ++host_children[*parent_[id]];
+  std::vector<std::uint32_t> host_children(n, 0);
+  for (EventId id = 0; id < n; ++id)
+    if (parent[id] != kNone && events_[id].on_host()) ++host_children[parent[id]];
   // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
-  // takes its children and its kernels. Parents come before children, so chains fold upwards.
-  std::vector<bool> removed(events_.size(), false), took_children(events_.size(), false);
-  for (EventId id = 0; id < events_.size(); ++id) {
-    const auto p = parent_[id];
-    if (!p || !events_[id].on_host() || host_children[*p] != 1 || events_[*p].name != events_[id].name) continue;
+  // takes its children and its kernels (its own kernels are dropped, as Python's assignment
+  // drops them). Parents come before host children, so chains fold upwards; a removed event's
+  // parent is final when it is removed, so one step up from it reaches a kept event.
+  // Kernels move as sets: `kernel_set[e]` names whose original kernels e holds now.
+  std::vector<bool> removed(n, false);
+  std::vector<std::uint32_t> kernel_set(n);
+  std::iota(kernel_set.begin(), kernel_set.end(), 0);
+  for (EventId id = 0; id < n; ++id) {
+    if (parent[id] == kNone || !events_[id].on_host()) continue;
+    if (removed[parent[id]]) parent[id] = parent[parent[id]];  // the folded parent's children moved up
+    const std::uint32_t p = parent[id];
+    if (host_children[p] != 1 || events_[p].name != events_[id].name) continue;
     removed[id] = true;
     ++merged_;
-    host_children[*p] = host_children[id];
-    // The folded child stays in its parent's list until the remap below drops every removed id,
-    // and each list that took children is sorted once at the end: erasing and sorting at every fold
-    // made a chain of folds that each bring a memory instant or a kernel quadratic.
-    for (EventId c : children_[id]) parent_[c] = *p;
-    children_[*p].insert(children_[*p].end(), children_[id].begin(), children_[id].end());
-    took_children[*p] = true;
-    kernels_[*p] = std::move(kernels_[id]);
-    children_[id].clear();
+    host_children[p] = host_children[id];
+    kernel_set[p] = kernel_set[id];
   }
   if (merged_ == 0) return;
-  for (EventId id = 0; id < events_.size(); ++id)
-    if (took_children[id]) std::sort(children_[id].begin(), children_[id].end());
-  std::vector<EventId> new_id(events_.size());
-  EventId next = 0;
-  for (EventId id = 0; id < events_.size(); ++id) new_id[id] = removed[id] ? 0 : next++;
-  auto remap = [&](std::vector<EventId>& ids) {
-    ids.erase(std::remove_if(ids.begin(), ids.end(), [&](EventId i) { return removed[i]; }), ids.end());
-    for (EventId& i : ids) i = new_id[i];
-  };
-  for (EventId id = 0; id < events_.size(); ++id) {
+  // Memory instants and device work whose parent folded move up too (device work may start
+  // before the launch that folded, so this is a pass of its own).
+  for (EventId id = 0; id < n; ++id)
+    if (parent[id] != kNone && removed[parent[id]]) parent[id] = parent[parent[id]];
+  std::vector<std::uint32_t> holder(n, kNone);  // the kept event holding each kernel set
+  for (EventId id = 0; id < n; ++id)
+    if (!removed[id]) holder[kernel_set[id]] = std::uint32_t(id);
+  for (EventId id = 0; id < n; ++id)
+    if (kernel_owner[id] != kNone) kernel_owner[id] = holder[kernel_owner[id]];
+  // Ids close up over the removed events.
+  std::vector<std::uint32_t> new_id(n, kNone);
+  std::uint32_t next = 0;
+  for (EventId id = 0; id < n; ++id)
+    if (!removed[id]) new_id[id] = next++;
+  auto renumbered = [&](std::uint32_t id) { return id == kNone ? kNone : new_id[id]; };
+  for (EventId id = 0; id < n; ++id) {
     if (removed[id]) continue;
-    const EventId to = new_id[id];
-    if (to != id) {  // a self-move would empty the strings
-      events_[to] = std::move(events_[id]);
-      children_[to] = std::move(children_[id]);
-      kernels_[to] = std::move(kernels_[id]);
-    }
-    parent_[to] = parent_[id] ? std::optional<EventId>(new_id[*parent_[id]]) : std::nullopt;
-    remap(children_[to]);
-    remap(kernels_[to]);
+    const std::uint32_t to = new_id[id];
+    if (to != id) events_[to] = std::move(events_[id]);  // a self-move would empty the strings
+    parent[to] = renumbered(parent[id]);
+    kernel_owner[to] = renumbered(kernel_owner[id]);
   }
   events_.resize(next);
-  parent_.resize(next);
-  children_.resize(next);
-  kernels_.resize(next);
+  parent.resize(next);
+  kernel_owner.resize(next);
 }
 
-std::optional<EventId> Profile::parent(EventId id) const { return parent_.at(id); }
+std::optional<EventId> Profile::parent(EventId id) const {
+  const std::uint32_t p = parent_.at(id);
+  return p == kNone ? std::nullopt : std::optional<EventId>(p);
+}
 
 std::vector<EventId> Profile::find(std::string_view name) const {
   std::vector<EventId> ids;
@@ -215,18 +245,20 @@ std::vector<EventId> Profile::of_category(Category category) const {
 std::vector<EventId> Profile::roots() const {
   std::vector<EventId> ids;
   for (EventId id = 0; id < events_.size(); ++id)
-    if (!parent_[id]) ids.push_back(id);
+    if (parent_[id] == kNone) ids.push_back(id);
   return ids;
 }
 
 std::vector<EventId> Profile::descendants(EventId id) const {
   std::vector<EventId> out;
-  std::vector<EventId> stack(children_.at(id).rbegin(), children_.at(id).rend());
+  const EventIds first = children(id);
+  std::vector<EventId> stack(first.rbegin(), first.rend());
   while (!stack.empty()) {
     EventId next = stack.back();
     stack.pop_back();
     out.push_back(next);
-    stack.insert(stack.end(), children_[next].rbegin(), children_[next].rend());
+    const EventIds below = children_.of(next);
+    stack.insert(stack.end(), below.rbegin(), below.rend());
   }
   return out;
 }
@@ -247,7 +279,7 @@ bool Profile::has_chain(EventId id, const std::vector<std::string_view>& names) 
     bool ok = true;
     for (std::size_t k = 1; k < names.size() && ok; ++k) {
       ok = false;
-      for (EventId c : children_[at]) {
+      for (EventId c : children_.of(at)) {
         if (events_[c].name == names[k]) {
           at = c;
           ok = true;
@@ -262,14 +294,14 @@ bool Profile::has_chain(EventId id, const std::vector<std::string_view>& names) 
 
 int Profile::depth(EventId id) const {
   int d = 0;
-  for (auto p = parent_.at(id); p; p = parent_[*p]) ++d;
+  for (std::uint32_t p = parent_.at(id); p != kNone; p = parent_[p]) ++d;
   return d;
 }
 
 std::int64_t Profile::self_ns(EventId id) const {
   // Saturating: overlapping children near the end of int64's range must not wrap around.
   std::int64_t self = total_ns(id);
-  for (EventId c : children_.at(id))
+  for (EventId c : children_.of(id))
     if (events_[c].on_host()) self = detail::sat_sub(self, total_ns(c));
   return self;
 }
@@ -307,9 +339,8 @@ std::vector<bool> Profile::unattributed_memory() const {
   return alone;
 }
 
-std::vector<EventStats> Profile::stats() const {
+void Profile::for_each_stats(const std::function<void(EventId, const EventStats&)>& visit) const {
   const std::size_t n = events_.size();
-  std::vector<EventStats> s(n);
   // Prefix sums of memory records in time order (events_ is sorted by start).
   // 128-bit sums: byte counts come from the trace and may be anything.
   std::vector<std::int64_t> times;
@@ -320,10 +351,32 @@ std::vector<EventStats> Profile::stats() const {
     cpu_bytes.push_back(cpu_bytes.back() + (e.device_type == DeviceType::cpu ? e.bytes : 0));
     device_bytes.push_back(device_bytes.back() + (e.device_type == DeviceType::cpu ? 0 : e.bytes));
   }
+  // The CPU and device bytes allocated (net) while a host event ran, any thread.
+  const auto memory_of = [&](const Event& e) {
+    const auto lo = std::lower_bound(times.begin(), times.end(), e.start_ns) - times.begin();
+    const auto hi = std::upper_bound(times.begin(), times.end(), e.end_ns) - times.begin();
+    return std::pair{detail::saturate(cpu_bytes[std::size_t(hi)] - cpu_bytes[std::size_t(lo)]),
+                     detail::saturate(device_bytes[std::size_t(hi)] - device_bytes[std::size_t(lo)])};
+  };
+  const auto self_device_of = [&](EventId id) {
+    std::int64_t sum = 0;
+    for (EventId k : kernels_.of(id)) sum = detail::sat_add(sum, events_[k].duration_ns());
+    return sum;
+  };
+  // A host event's device total is its own kernels plus its host children's totals: summed
+  // backwards, every child is complete before its parent needs it (no recursion, whatever the
+  // depth). The one number per event that must travel up the tree.
+  std::vector<std::int64_t> device_total(n, 0);
+  for (EventId id = n; id-- > 0;) {
+    if (!events_[id].on_host()) continue;
+    device_total[id] = detail::sat_add(device_total[id], self_device_of(id));
+    const std::uint32_t up = parent_[id];
+    if (up != kNone && events_[up].on_host()) device_total[up] = detail::sat_add(device_total[up], device_total[id]);
+  }
   const std::vector<bool> alone = unattributed_memory();
   for (EventId id = 0; id < n; ++id) {
     const Event& e = events_[id];
-    EventStats& st = s[id];
+    EventStats st;
     if (e.on_device()) {
       st.device_total_ns = st.self_device_ns = e.duration_ns();
     } else if (e.category == Category::memory) {
@@ -335,28 +388,28 @@ std::vector<EventStats> Profile::stats() const {
     } else {
       st.cpu_total_ns = e.duration_ns();
       st.self_cpu_ns = self_ns(id);
-      for (EventId k : kernels_[id]) st.self_device_ns = detail::sat_add(st.self_device_ns, events_[k].duration_ns());
-      const auto lo = std::lower_bound(times.begin(), times.end(), e.start_ns) - times.begin();
-      const auto hi = std::upper_bound(times.begin(), times.end(), e.end_ns) - times.begin();
-      st.cpu_memory = detail::saturate(cpu_bytes[std::size_t(hi)] - cpu_bytes[std::size_t(lo)]);
-      st.device_memory = detail::saturate(device_bytes[std::size_t(hi)] - device_bytes[std::size_t(lo)]);
+      st.self_device_ns = self_device_of(id);
+      st.device_total_ns = device_total[id];
+      std::tie(st.cpu_memory, st.device_memory) = memory_of(e);
+      // Self memory: minus each host child's, the later children first (the order the sums
+      // saturate in, were they ever to), then plus its own.
+      const EventIds kids = children_.of(id);
+      for (auto c = kids.rbegin(); c != kids.rend(); ++c) {
+        if (!events_[*c].on_host()) continue;
+        const auto [child_cpu, child_device] = memory_of(events_[*c]);
+        st.self_cpu_memory = detail::sat_sub(st.self_cpu_memory, child_cpu);
+        st.self_device_memory = detail::sat_sub(st.self_device_memory, child_device);
+      }
+      st.self_cpu_memory = detail::sat_add(st.self_cpu_memory, st.cpu_memory);
+      st.self_device_memory = detail::sat_add(st.self_device_memory, st.device_memory);
     }
+    visit(id, st);
   }
-  // Children come after their parents: walking backwards, every child is complete before its
-  // parent needs it (no recursion, whatever the depth).
-  for (EventId id = n; id-- > 0;) {
-    const Event& e = events_[id];
-    if (!e.on_host()) continue;
-    EventStats& st = s[id];
-    st.device_total_ns = detail::sat_add(st.device_total_ns, st.self_device_ns);
-    st.self_cpu_memory = detail::sat_add(st.self_cpu_memory, st.cpu_memory);
-    st.self_device_memory = detail::sat_add(st.self_device_memory, st.device_memory);
-    if (!parent_[id] || !events_[*parent_[id]].on_host()) continue;
-    EventStats& up = s[*parent_[id]];
-    up.device_total_ns = detail::sat_add(up.device_total_ns, st.device_total_ns);
-    up.self_cpu_memory = detail::sat_sub(up.self_cpu_memory, st.cpu_memory);
-    up.self_device_memory = detail::sat_sub(up.self_device_memory, st.device_memory);
-  }
+}
+
+std::vector<EventStats> Profile::stats() const {
+  std::vector<EventStats> s(events_.size());
+  for_each_stats([&](EventId id, const EventStats& st) { s[id] = st; });
   return s;
 }
 
