@@ -28,7 +28,8 @@ namespace exercises {
 ///   the sum over the ranks divided by the world size (the gradient of the whole batch's mean loss
 ///   when each rank holds an equal shard), in the parameters' dtype (all parameters share one dtype
 ///   and device: make each bucket's buffer with their options). A parameter may be any strided
-///   tensor, a transposed one too: autograd lays its grad() out like the parameter.
+///   tensor, a transposed one too: autograd lays its grad() out like the parameter. What counts
+///   is grad()'s values: finish() may write them in place or set a new tensor of any layout.
 /// One backward per step, each step's finish() before the next backward; gradients set to none or
 /// zeroed between steps. The hooks are removed when the object is destroyed. The parameters hold
 /// fewer than 2^31 elements in all (8 GiB of float gradients): a bucket's offsets fit an int.
