@@ -211,37 +211,21 @@ TEST_CASE("the residual pointer says whether there is one: a one-row residual ma
   CHECK(exercises::apply_epilogue(1.0f, 2, 1, none) == doctest::Approx(1.0f + bias[1]));
 }
 
-TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 and 2^32 elements is read where it says") {
-  // Five rows 2^30 elements apart in one 16 GiB buffer (a view of a few rows of a large tensor):
-  // row 2 starts at element 2^31, one past what an int holds, and row 4 at 2^32, one past what 32
-  // unsigned bits hold (an index in unsigned wraps back to row 0 there).
-  constexpr int stride = 1 << 30, rows = 5;
-  const ReservedFloats buffer((rows - 1) * std::size_t(stride) + 2);
-  REQUIRE_MESSAGE(buffer.data() != nullptr, "this check reserves 16 GiB of address space (5 pages used); mmap refused");
-  const std::vector<float> bias{0.5f, -1.0f};
-  for (int row = 0; row < rows; ++row)
-    for (int col = 0; col < 2; ++col) buffer.data()[std::size_t(row) * stride + col] = 100.0f * float(row) + float(col);
-  const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
-  for (int row = 0; row < rows; ++row)
-    for (int col = 0; col < 2; ++col) {
-      CAPTURE(row);
-      CAPTURE(col);
-      CHECK(exercises::apply_epilogue(1.0f, row, col, epilogue) ==
-            doctest::Approx(1.0f + bias[std::size_t(col)] + 100.0f * float(row) + float(col)));
-    }
-}
+namespace {
 
-TEST_CASE("an odd row stride is read exactly: row * stride is an integer index, exact past 2^24 (trial 33)") {
-  // A float holds every integer only up to 2^24: with a stride of 2^24 + 1, row 1's offset rounds to
-  // 2^24 in float and reads the element before it. Five rows in 320 MiB reserved (5 pages used).
-  constexpr int stride = (1 << 24) + 1, rows = 5;
+// Five residual rows `stride` elements apart in reserved memory (each row's first two values set,
+// and the element before each row a sentinel an offset rounded down would read): apply_epilogue
+// must read every row where row * stride says.
+void check_rows_read_where_the_stride_says(int stride) {
+  constexpr int rows = 5;
   const ReservedFloats buffer((rows - 1) * std::size_t(stride) + 2);
-  REQUIRE_MESSAGE(buffer.data() != nullptr,
-                  "this check reserves 320 MiB of address space (5 pages used); mmap refused");
+  REQUIRE_MESSAGE(buffer.data() != nullptr, "this check reserves "
+                                                << (rows - 1) * std::size_t(stride) * 4 / (1 << 20)
+                                                << " MiB of address space (5 pages used); mmap refused");
   const std::vector<float> bias{0.5f, -1.0f};
   for (int row = 0; row < rows; ++row) {
     const std::size_t start = std::size_t(row) * stride;
-    if (row > 0) buffer.data()[start - 1] = -1000.0f;  // what an offset rounded down would read
+    if (row > 0) buffer.data()[start - 1] = -1000.0f;
     for (int col = 0; col < 2; ++col) buffer.data()[start + col] = 100.0f * float(row) + float(col);
   }
   const BiasEpilogue epilogue{bias.data(), Activation::none, buffer.data(), stride};
@@ -252,4 +236,19 @@ TEST_CASE("an odd row stride is read exactly: row * stride is an integer index, 
       CHECK(exercises::apply_epilogue(1.0f, row, col, epilogue) ==
             doctest::Approx(1.0f + bias[std::size_t(col)] + 100.0f * float(row) + float(col)));
     }
+}
+
+}  // namespace
+
+TEST_CASE("a residual's rows may lie far apart: row * stride past 2^31 and 2^32 elements is read where it says") {
+  // Rows 2^30 elements apart in one 16 GiB reservation (a view of a few rows of a large tensor):
+  // row 2 starts at element 2^31, one past what an int holds, and row 4 at 2^32, one past what 32
+  // unsigned bits hold (an index in unsigned wraps back to row 0 there).
+  check_rows_read_where_the_stride_says(1 << 30);
+}
+
+TEST_CASE("an odd row stride is read exactly: row * stride is an integer index, exact past 2^24 (trial 33)") {
+  // A float holds every integer only up to 2^24: with a stride of 2^24 + 1, row 1's offset rounds to
+  // 2^24 in float and reads the element before it (320 MiB reserved).
+  check_rows_read_where_the_stride_says((1 << 24) + 1);
 }
