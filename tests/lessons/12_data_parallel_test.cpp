@@ -342,6 +342,21 @@ TEST_CASE("finish() after a backward that reached only some parameters is refuse
   CHECK_THROWS_AS(sync.finish(), std::logic_error);
 }
 
+TEST_CASE("finish() after a partial backward is refused when the gradients were zeroed in place (trial 34)") {
+  // A whole step first, then the gradients zeroed in place, as optimizer.zero_grad(false) does:
+  // every grad() stays defined, yet the next backward reaches fc2 alone, and fc1's buckets never start.
+  OneRank one;
+  TwoLayers model = fresh_model();
+  exercises::OverlappedAllreduce sync(model->parameters(), *one.group, 1);
+  const Batch b = whole_batch();
+  torch::mse_loss(model->forward(b.x), b.target).backward();
+  REQUIRE_NOTHROW(sync.finish());
+  for (auto& p : model->parameters()) p.mutable_grad().zero_();
+  const torch::Tensor h = torch::randn({kRows, kHidden}), target = torch::randn({kRows, kOut});
+  torch::mse_loss(model->fc2->forward(h), target).backward();
+  CHECK_THROWS_AS(sync.finish(), std::logic_error);
+}
+
 TEST_CASE("finish() after a backward through fc1 alone is refused: its last buckets complete, the first never") {
   // The same four buckets, a loss on the hidden layer: buckets 2 and 3 (fc1's) complete, 0 and 1
   // never do (trial 30: "the last bucket complete means all are" passed the check above).
