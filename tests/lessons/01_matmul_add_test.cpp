@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "01_matmul_add.h"
@@ -32,19 +33,28 @@ struct FreshDir : std::filesystem::path {
   }
 };
 
-std::vector<exercises::CycleGaps> run(const workbook::Schedule& schedule, const std::filesystem::path& dir) {
+// Runs the exercise on fixed inputs under the test's own observer, which slows chosen matmul_add
+// calls (numbered from 0 over every step, recorded or not) by some microseconds inside the gap
+// before their aten::matmul, and notes which `watched` files exist as each step starts; `look` reads
+// the observer before it goes. Every call is held to what the contract says of all of them: one
+// computation per step of the schedule (skip_first, wait and warm-up steps too) and none besides.
+// Every test checks it, so also the first call of the process: a warm-up kept for that call alone
+// cannot hide behind the test order.
+std::vector<exercises::CycleGaps> run(const workbook::Schedule& schedule, const std::filesystem::path& dir,
+                                      std::map<int, int> delay_us = {}, std::vector<std::filesystem::path> watched = {},
+                                      const std::function<void(const testing::RegionObserver&)>& look = nullptr) {
   torch::manual_seed(1);
   // Not square: x [24, 32] · w [32, 16] + b [16]. A matmul of x with itself, or the bias added to x
   // before the matmul, cannot run on these shapes.
-  return exercises::profile_cycles(torch::randn({24, 32}), torch::randn({32, 16}), torch::randn({16}), schedule, dir);
-}
-
-// run() with the test's observer slowing chosen matmul_add calls (numbered from 0 over every step,
-// recorded or not) by some microseconds inside the gap before their aten::matmul.
-std::vector<exercises::CycleGaps> run_slowed(const workbook::Schedule& schedule, const std::filesystem::path& dir,
-                                             std::map<int, int> delay_us) {
-  const testing::RegionObserver observer("matmul_add", "aten::matmul", {}, std::move(delay_us));
-  return run(schedule, dir);
+  const torch::Tensor x = torch::randn({24, 32}), w = torch::randn({32, 16}), b = torch::randn({16});
+  const testing::RegionObserver observer("matmul_add", "aten::matmul", std::move(watched), std::move(delay_us));
+  auto cycles = exercises::profile_cycles(x, w, b, schedule, dir);
+  INFO("one matmul_add region and one aten::matmul per step of the schedule (", schedule.total_steps(),
+       " steps, skip_first ", schedule.skip_first, " included), and no computation besides");
+  CHECK(observer.steps() == schedule.total_steps());
+  CHECK(observer.op_starts() == schedule.total_steps());
+  if (look) look(observer);
+  return cycles;
 }
 
 // The gap from each matmul_add region's start to its aten::matmul's, in µs, in step order.
@@ -145,23 +155,17 @@ TEST_CASE("each cycle's trace is on disk before the next cycle's first step star
   // cycle 0's trace must exist; written after the loop, it does not.
   const FreshDir dir("written");
   const std::vector<std::filesystem::path> traces{dir / "cycle_0.json", dir / "cycle_1.json"};
-  std::vector<exercises::CycleGaps> cycles;
-  int steps = 0, matmuls = 0;
+  int steps = 0;
   bool first_before_second = false, second_before_end = false;
-  {
-    const testing::RegionObserver observer("matmul_add", "aten::matmul", traces);
-    cycles = run(workbook::Schedule(1, 1, 4, 2), dir);
-    steps = observer.steps();
-    matmuls = observer.op_starts();
-    if (steps == 12) {
-      first_before_second = observer.existed_at(6, 0);
-      second_before_end = observer.existed_at(11, 1);
-    }
-  }
+  const auto cycles =
+      run(workbook::Schedule(1, 1, 4, 2), dir, {}, traces, [&](const testing::RegionObserver& observer) {
+        steps = observer.steps();
+        if (steps == 12) {
+          first_before_second = observer.existed_at(6, 0);
+          second_before_end = observer.existed_at(11, 1);
+        }
+      });
   REQUIRE(steps == 12);
-  // One computation per step and none besides: the schedule's wait and warm-up steps are the
-  // warm-up, so a cold start outside them cannot hide from the recorded steps.
-  CHECK(matmuls == 12);
   INFO("the trace of cycle 0 must be written by on_trace_ready, as cycle 0 ends (before step 6)");
   CHECK(first_before_second);
   CHECK_FALSE(second_before_end);  // and not before its own cycle ended
@@ -173,7 +177,7 @@ TEST_CASE("an even count of other steps: their median is the mean of the two mid
   // inside the gap, so the two others' gaps differ by ~2 ms and their median lies halfway (the
   // larger of the two is not the median).
   const FreshDir dir("even");
-  const auto cycles = run_slowed(workbook::Schedule(1, 1, 3, 2), dir, {{4, 2000}, {9, 2000}});
+  const auto cycles = run(workbook::Schedule(1, 1, 3, 2), dir, {{4, 2000}, {9, 2000}});
   REQUIRE(cycles.size() == 2);
   for (const auto& c : cycles) {
     check_cycle(c, 3);
@@ -196,7 +200,7 @@ TEST_CASE("the first gap is the first recorded step's, also when it is the small
   // then three recorded), so the first recorded step's gap, cold or not, is the smallest of the
   // cycle: it is still the one reported first (trial 19 swapped it with the smallest other).
   const FreshDir dir("first_smallest");
-  const auto cycles = run_slowed(workbook::Schedule(1, 1, 3, 1), dir, {{3, 5000}, {4, 5000}});
+  const auto cycles = run(workbook::Schedule(1, 1, 3, 1), dir, {{3, 5000}, {4, 5000}});
   REQUIRE(cycles.size() == 1);
   // The test's premise, read from the trace itself: the first gap is the smallest.
   const std::vector<double> gaps = gaps_in(workbook::load_chrome_trace(cycles[0].trace));
@@ -210,7 +214,7 @@ TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not
   // by 2 ms, inside the gap: the median of the 3 other steps stays a normal gap, their mean is
   // ~700 us larger, and a median that includes the first step is ~500 us larger.
   const FreshDir dir("median");
-  const auto cycles = run_slowed(workbook::Schedule(1, 1, 4, 2), dir, {{2, 1000}, {5, 2000}, {8, 1000}, {11, 2000}});
+  const auto cycles = run(workbook::Schedule(1, 1, 4, 2), dir, {{2, 1000}, {5, 2000}, {8, 1000}, {11, 2000}});
   REQUIRE(cycles.size() == 2);
   for (const auto& c : cycles) {
     check_cycle(c, 4);
@@ -220,19 +224,26 @@ TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not
   }
 }
 
-TEST_CASE("each step computes add(matmul(x, w), b): the whole bias, added once, with alpha 1") {
+TEST_CASE("each step computes add(matmul(x, w), b) in the inputs' dtype: the whole bias, added once, with alpha 1") {
   // What the profile cannot show: the values the add was given. A scalar taken from b, or b scaled
-  // by alpha, runs the same ops.
-  torch::manual_seed(2);
-  const torch::Tensor x = torch::randn({24, 32}), w = torch::randn({32, 16}), b = torch::randn({16});
-  const FreshDir dir("inputs");
-  testing::OpInputsObserver adds("aten::add");
-  (void)exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 1, 2), dir);
-  const auto calls = adds.calls();
-  REQUIRE(calls.size() >= 2);
-  for (const auto& call : calls) {
-    CHECK(testing::all_close(call.self, torch::matmul(x, w)));
-    CHECK(testing::all_close(call.other, b));
-    CHECK(call.alpha == 1.0);
+  // by alpha, runs the same ops; inputs cast to float32 first run them on rounded copies.
+  for (const auto dtype : {torch::kFloat, torch::kDouble}) {
+    CAPTURE(std::string(c10::toString(dtype)));
+    torch::manual_seed(2);
+    const auto options = torch::TensorOptions().dtype(dtype);
+    const torch::Tensor x = torch::randn({24, 32}, options), w = torch::randn({32, 16}, options),
+                        b = torch::randn({16}, options);
+    const FreshDir dir("inputs");
+    testing::OpInputsObserver adds("aten::add");
+    (void)exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 1, 2), dir);
+    const auto calls = adds.calls();
+    REQUIRE(calls.size() >= 2);
+    for (const auto& call : calls) {
+      CHECK(std::string(c10::toString(call.self.scalar_type())) == std::string(c10::toString(dtype)));
+      CHECK(std::string(c10::toString(call.other.scalar_type())) == std::string(c10::toString(dtype)));
+      CHECK(testing::all_close(call.self, torch::matmul(x, w)));
+      CHECK(testing::all_close(call.other, b));
+      CHECK(call.alpha == 1.0);
+    }
   }
 }
