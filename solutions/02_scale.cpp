@@ -24,7 +24,11 @@ double StepModel::busy_fraction(std::int64_t n) const {
 
 StepModel fit_step_model(const std::vector<std::pair<std::int64_t, double>>& points) {
   std::set<std::int64_t> sizes;
-  for (const auto& p : points) sizes.insert(p.first);
+  for (const auto& p : points) {
+    if (p.first < 0 || p.first >= (std::int64_t(1) << 53))
+      throw std::invalid_argument("fit_step_model: a size must be in [0, 2^53)");
+    sizes.insert(p.first);
+  }
   if (sizes.size() < 3) throw std::invalid_argument("fit_step_model needs at least three distinct sizes");
   // Relative least squares: each point's residual is divided by its step, so that a 6 us step
   // counts as much as a 1 ms one. Normal equations (X^T W X) beta = X^T W y for the columns 1,

@@ -118,6 +118,21 @@ TEST_CASE("three different sizes are needed, however the repeated ones are order
   CHECK_THROWS_AS(exercises::fit_step_model({{24, 1.0}, {40, 2.0}, {24, 1.3}, {40, 2.2}}), std::invalid_argument);
 }
 
+TEST_CASE(
+    "a size of 0 is a size (an empty matrix: the step is the fixed cost), but a negative one or 2^53 is an error") {
+  const exercises::StepModel truth{12, 2e-3, 4e-5};
+  std::vector<std::pair<std::int64_t, double>> points;
+  for (std::int64_t n : {0, 16, 32}) points.emplace_back(n, truth.predict_us(n));
+  const auto fit = exercises::fit_step_model(points);
+  CHECK(fit.fixed_us == doctest::Approx(12).epsilon(1e-9));
+  CHECK(fit.per_n2_us == doctest::Approx(2e-3).epsilon(1e-6));
+  CHECK(fit.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
+  CHECK_THROWS_AS(exercises::fit_step_model({{-8, 1.0}, {16, 2.0}, {32, 3.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::fit_step_model({{-16, 1.0}, {-8, 2.0}, {0, 3.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 2.0}, {std::int64_t(1) << 53, 3.0}}),
+                  std::invalid_argument);
+}
+
 TEST_CASE("a step that is zero or negative is an error") {
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 0.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, -2.0}, {32, 3.0}}), std::invalid_argument);
@@ -251,6 +266,30 @@ TEST_CASE("sizes past 2^21 and 2^32: n^2 and n^3 are never taken in 64-bit integ
   CHECK(fit.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-3));
   CHECK(exercises::predicted_crossover(exercises::StepModel{1e12, 1, 0}, (std::int64_t(1) << 31) + 1,
                                        std::int64_t(1) << 40) == (std::int64_t(1) << 32));
+  // Sizes past 2^31 are distinct sizes, and fit like small ones (an int keeps none of them apart).
+  std::vector<std::pair<std::int64_t, double>> past_int;
+  for (int k = 32; k <= 35; ++k) past_int.emplace_back(std::int64_t(1) << k, truth.predict_us(std::int64_t(1) << k));
+  const auto fit_past_int = exercises::fit_step_model(past_int);
+  CHECK(fit_past_int.per_n3_us == doctest::Approx(truth.per_n3_us).epsilon(1e-6));
+  CHECK(fit_past_int.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-3));
+}
+
+TEST_CASE("the scan reaches every power of two up to hi < 2^62: 2^61 too") {
+  // b n^3 >= fixed first at n = 2^61 (2^183 against 2^182): the largest power of two the contract's
+  // range holds.
+  const exercises::StepModel model{std::ldexp(1.0, 182), 0, 1};
+  const std::int64_t below_2_pow_62 = (std::int64_t(1) << 62) - 1;
+  CHECK(exercises::predicted_crossover(model, 1, below_2_pow_62) == (std::int64_t(1) << 61));
+  CHECK(exercises::predicted_crossover(model, std::int64_t(1) << 60, below_2_pow_62) == (std::int64_t(1) << 61));
+  CHECK(exercises::predicted_crossover(model, 1, (std::int64_t(1) << 61) - 1) == 0);
+}
+
+TEST_CASE("just below one half is not one half: no tolerance in the comparison") {
+  // busy_fraction(8) = 0.5 - 5e-11 (b n^3 = 1024 - 2e-7 against a fixed 1024): 8 is not yet
+  // compute-bound, 16 is.
+  const exercises::StepModel model{1024, 0, 2 - 4e-10};
+  REQUIRE(model.busy_fraction(8) < 0.5);
+  CHECK(exercises::predicted_crossover(model, 1, 64) == 16);
 }
 
 TEST_CASE("the crossover scan goes on past a size whose busy fraction fell") {
