@@ -97,6 +97,37 @@ TEST_CASE("the data pointer alone would mislead: narrow is a view that starts fu
   CHECK(calls == 1);
 }
 
+TEST_CASE("a view that reinterprets the dtype starts at the same address, at another element offset") {
+  // Rows 5..14 of a [48, 64] float tensor start at element 320; viewed as bytes the same start is
+  // element 1280. The address is the same, the offsets in elements are not.
+  const torch::Tensor inner = input(false).narrow(0, 5, 10);
+  const auto v = exercises::view_or_copy([](const torch::Tensor& t) { return t.view(torch::kByte); }, inner);
+  CHECK(v.shares_storage);
+  CHECK(v.same_data_ptr);
+  CHECK(v.is_view);
+  CHECK(v.out_strides == std::vector<std::int64_t>{256, 1});
+}
+
+TEST_CASE("the op's own region named op is inside the call's: what lies beneath it counts once") {
+  // The op opens a region of its own, also named "op" (nothing in the contract forbids it), after
+  // a t() so that the profile keeps it (an only child of the same name folds into its parent, as
+  // Python's tree does): the clone beneath both regions is one clone, counted as the same op
+  // without the inner region is.
+  const torch::Tensor x = input(false);
+  const auto plain = exercises::view_or_copy([](const torch::Tensor& t) { return t.t().clone(); }, x);
+  const auto nested = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor transposed = t.t();
+        workbook::Region inner("op");
+        return transposed.clone();
+      },
+      x);
+  REQUIRE(plain.copying_ops > 0);
+  CHECK(nested.copying_ops == plain.copying_ops);
+  CHECK(nested.bytes_allocated == plain.bytes_allocated);
+  CHECK_FALSE(nested.is_view);
+}
+
 TEST_CASE("storage, not the input's own elements, decides: a view of a view may start past them") {
   // The input is a narrow (every row's columns 8..15 of a [64, 16] base); selecting its row 40
   // gives a view that starts at the base's element 648, past the input's first 512 elements.
