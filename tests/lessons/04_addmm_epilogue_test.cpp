@@ -135,6 +135,46 @@ TEST_CASE("float64 in, float64 out: no conversion on the way") {
   CHECK(torch::allclose(y, torch::nn::functional::linear(x, w, b), 1e-12, 1e-12));
 }
 
+TEST_CASE("bfloat16 in, bfloat16 out: the GEMM runs in bfloat16, with no cast of x, W or b") {
+  // Casting to float32 and back gives close values, but the profile shows the casts: copies of x,
+  // W and b and a second output.
+  torch::manual_seed(45);
+  const auto x = torch::randn({2, 5, 8}).to(torch::kBFloat16), w = torch::randn({6, 8}).to(torch::kBFloat16),
+             b = torch::randn({6}).to(torch::kBFloat16);
+  const auto y = exercises::linear_3d(x, w, b);
+  CHECK(std::string(c10::toString(y.scalar_type())) == "BFloat16");
+  CHECK(testing::all_close(y.to(torch::kFloat), torch::nn::functional::linear(x, w, b).to(torch::kFloat), 0.05, 0.1));
+  workbook::SessionOptions options;
+  options.profile_memory = true;
+  const auto p = testing::record_forwards(
+      "forward", [&] { exercises::linear_3d(x, w, b); }, options);
+  const auto regions = p.find("forward");
+  REQUIRE(regions.size() == 3);
+  for (auto r : regions) {
+    check_one_addmm_path(p, r);
+    CHECK(count_in(p, r, "aten::to") == 0);
+    CHECK(count_in(p, r, "aten::_to_copy") == 0);
+    std::int64_t allocations = 0, allocated = 0;
+    for (auto d : p.descendants(r))
+      if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
+        ++allocations;
+        allocated += p[d].bytes;
+      }
+    CHECK(allocations == 1);
+    CHECK(allocated == 2 * 5 * 6 * std::int64_t(sizeof(c10::BFloat16)));
+  }
+}
+
+TEST_CASE("complex weights: the transpose of W, never its conjugate transpose") {
+  // F::linear computes x Wᵀ + b in any dtype; Wᴴ (adjoint()) equals Wᵀ only for real W.
+  torch::manual_seed(46);
+  const auto x = torch::randn({2, 5, 8}, torch::kComplexFloat), w = torch::randn({6, 8}, torch::kComplexFloat),
+             b = torch::randn({6}, torch::kComplexFloat);
+  const auto y = exercises::linear_3d(x, w, b);
+  CHECK(std::string(c10::toString(y.scalar_type())) == "ComplexFloat");
+  CHECK(testing::all_close(y, torch::nn::functional::linear(x, w, b)));
+}
+
 TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-sized allocation") {
   const auto& in = inputs();
   workbook::SessionOptions options;

@@ -49,7 +49,9 @@ inline Closeness all_close(const torch::Tensor& a, const torch::Tensor& b, doubl
     evidence << "shapes differ: " << a.sizes() << " vs " << b.sizes();
     return {false, evidence.str()};
   }
-  const torch::Tensor difference = (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().flatten();
+  // In complex double for complex tensors: a cast to a real dtype would drop the imaginary parts.
+  const auto wide = a.is_complex() || b.is_complex() ? torch::kComplexDouble : torch::kDouble;
+  const torch::Tensor difference = (a.to(wide) - b.to(wide)).abs().flatten();
   const auto at = difference.numel() > 0 ? difference.argmax().item<std::int64_t>() : 0;
   evidence << "largest difference " << (difference.numel() > 0 ? difference[at].item<double>() : 0.0) << " at element "
            << at << " of " << difference.numel() << " (tolerance " << atol << " + " << rtol << " x |b|)";
