@@ -17,7 +17,10 @@ namespace exercises {
 /// measure allocations in bytes). Query i attends to keys 0..i (itself included). Lesson 11 showed
 /// what naive attention and SDPA's math path allocate; the checks profile your function's memory.
 /// seq may be 0: the result is then empty, of q's shape and on q's device; it is below 2^24 (positions are
-/// exact in float32 too). Throws std::invalid_argument when block < 1.
+/// exact in float32 too). batch and heads may be 0 as well (an empty result of q's shape). With
+/// grad on and inputs that require grad the result is differentiable, as a training step needs:
+/// backward reaches q, k and v with the naive attention's gradients. Each call computes from the
+/// values its inputs hold then. Throws std::invalid_argument when block < 1.
 torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                      std::int64_t block);
 //! [contract]

@@ -9,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "11_attention.h"
 #include "floating_outputs_observer.h"
@@ -190,6 +192,43 @@ TEST_CASE("in training too: with grad on and inputs that require grad, no [seq, 
   CHECK(m.largest_allocation > 0);
   CHECK(m.largest_allocation <= block_bytes);
   CHECK(m.softmax_ops == 0);
+}
+
+TEST_CASE("in training the result is differentiable: backward gives q, k and v the naive attention's gradients") {
+  Qkv tiled = random_qkv(2, 2, 7, 4), naive = random_qkv(2, 2, 7, 4);
+  for (Qkv* x : {&tiled, &naive})
+    for (torch::Tensor* t : {&x->q, &x->k, &x->v}) t->requires_grad_(true);
+  const torch::Tensor out = exercises::tiled_causal_attention(tiled.q, tiled.k, tiled.v, 3);
+  REQUIRE(out.requires_grad());
+  const torch::Tensor upstream = torch::randn(out.sizes());
+  out.backward(upstream);
+  naive_causal_attention(naive.q, naive.k, naive.v).backward(upstream);
+  for (const auto& [name, got, want] :
+       {std::make_tuple("q", tiled.q.grad(), naive.q.grad()), std::make_tuple("k", tiled.k.grad(), naive.k.grad()),
+        std::make_tuple("v", tiled.v.grad(), naive.v.grad())}) {
+    CAPTURE(name);
+    REQUIRE(got.defined());
+    CHECK(all_close(got, want));
+  }
+}
+
+TEST_CASE("each call reads its inputs' values then: q changed in place gives a new result") {
+  torch::NoGradGuard no_grad;
+  const Qkv x = random_qkv(1, 2, 6, 4);
+  (void)exercises::tiled_causal_attention(x.q, x.k, x.v, 2);
+  x.q.mul_(-3);  // the same tensor, at the same address: new values
+  CHECK(all_close(exercises::tiled_causal_attention(x.q, x.k, x.v, 2), naive_causal_attention(x.q, x.k, x.v)));
+}
+
+TEST_CASE("an empty batch or no heads is no error either: the result is empty, of q's shape") {
+  torch::NoGradGuard no_grad;
+  for (const auto& shape : {std::vector<std::int64_t>{0, 2, 5, 8}, {2, 0, 5, 8}, {0, 0, 0, 8}}) {
+    CAPTURE(shape);
+    const torch::Tensor q = torch::randn(shape), k = torch::randn(shape), v = torch::randn(shape);
+    const torch::Tensor out = exercises::tiled_causal_attention(q, k, v, 4);
+    CHECK(out.sizes().vec() == shape);
+    CHECK(std::string(c10::toString(out.scalar_type())) == "Float");
+  }
 }
 
 TEST_CASE("every intermediate is float32 like the inputs, the running statistics too, with grad off or on") {
