@@ -274,6 +274,15 @@ TEST_CASE("sizes past 2^21 and 2^32: n^2 and n^3 are never taken in 64-bit integ
   CHECK(fit_past_int.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-3));
 }
 
+TEST_CASE("sizes are exact as doubles, odd ones past 2^24 too (a float would round them)") {
+  // (2^24 + 1)^2 = 2^48 + 2^25 + 1 needs 49 bits: exact in a double. A size passed through a
+  // float becomes 2^24 (24 bits of mantissa), and the step loses 2^25 + 1.
+  const std::int64_t odd = (std::int64_t(1) << 24) + 1;
+  const double exact = 281474976710656.0 + 33554433.0;
+  CHECK(exercises::StepModel{0, 1, 0}.predict_us(odd) - exact == 0);  // (the difference shows when not)
+  CHECK(exercises::StepModel{5, 0, 0}.predict_us(odd) == 5);
+}
+
 TEST_CASE("the scan reaches every power of two up to hi < 2^62: 2^61 too") {
   // b n^3 >= fixed first at n = 2^61 (2^183 against 2^182): the largest power of two the contract's
   // range holds.

@@ -128,6 +128,21 @@ TEST_CASE("the op's own region named op is inside the call's: what lies beneath 
   CHECK_FALSE(nested.is_view);
 }
 
+TEST_CASE("bytes are counted in 64 bits: a view returned beside a 4 GiB scratch buffer is no view") {
+  // torch::empty reserves the buffer's pages without touching them: 4 GiB of address space, not of
+  // memory. Counted in 32 bits the allocation wraps to 0 and the call looks free.
+  const std::int64_t four_gib = std::int64_t(1) << 32;
+  const auto v = exercises::view_or_copy(
+      [four_gib](const torch::Tensor& t) {
+        const torch::Tensor scratch = torch::empty({four_gib}, torch::kUInt8);
+        return t.t();
+      },
+      input(false));
+  CHECK(v.bytes_allocated >= four_gib);
+  CHECK(v.shares_storage);
+  CHECK_FALSE(v.is_view);
+}
+
 TEST_CASE("storage, not the input's own elements, decides: a view of a view may start past them") {
   // The input is a narrow (every row's columns 8..15 of a [64, 16] base); selecting its row 40
   // gives a view that starts at the base's element 648, past the input's first 512 elements.

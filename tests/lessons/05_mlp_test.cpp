@@ -129,10 +129,12 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
   CHECK(f[0].total_us == doctest::Approx(1.5));
   CHECK(f[0].self_us == doctest::Approx(0.25));
   CHECK(f[0].gemm_us == doctest::Approx(1.25));
-  // Only aten::mm and aten::addmm are the stage's GEMMs: an aten::bmm beneath down_proj is not.
+  // Only aten::mm and aten::addmm, by their exact names, are the stage's GEMMs: an aten::bmm or an
+  // in-place aten::addmm_ beneath down_proj is not (the contract names the two ops a Linear runs).
   const workbook::Profile with_bmm({make_event("mlp_forward", 0, 100000, Category::user_annotation),
                                     make_event("down_proj", 70000, 100000, Category::user_annotation),
-                                    make_event("aten::mm", 72000, 90000), make_event("aten::bmm", 91000, 97000)});
+                                    make_event("aten::mm", 72000, 90000), make_event("aten::bmm", 91000, 97000),
+                                    make_event("aten::addmm_", 97500, 99000)});
   CHECK(exercises::stage_breakdown(with_bmm, 10, 20, 30)[3].gemm_us == doctest::Approx(18));
   // Self time subtracts every direct child, a region as much as an op: act_mul [60, 70] holding a
   // region gelu [61, 64] (its op beneath it) and aten::mul [65, 69] keeps 10 - 3 - 4 = 3 us.
