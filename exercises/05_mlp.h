@@ -13,13 +13,12 @@ namespace exercises {
 //! [contract]
 /// One stage of the GeGLU forward, averaged over the recorded forwards.
 struct StageTime {
-  std::string stage;    ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
-  double total_us = 0;  ///< total time of the stage's regions in a forward (summed), mean over forwards
-  double self_us = 0;   ///< self time of those regions (their total minus every direct host child's total:
-                        ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
-                        ///< memory records and device events are not children), mean over forwards
-  double gemm_us =
-      0;  ///< total time of all GEMMs beneath them (ops named exactly aten::mm or aten::addmm), mean over forwards
+  std::string stage;       ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
+  double total_us = 0;     ///< total time of the stage's regions in a forward (summed), mean over forwards
+  double self_us = 0;      ///< self time of those regions (their total minus every direct host child's total:
+                           ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
+                           ///< memory records and device events are not children), mean over forwards
+  double gemm_us = 0;      ///< total time of all GEMMs beneath them (exactly aten::mm, aten::addmm), mean over forwards
   double gemm_share = 0;   ///< gemm_us / total_us (0 when total_us is 0: a stage no forward ran)
   std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
   double gemm_gflops = 0;  ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul, 0 when gemm_us is 0)
