@@ -20,7 +20,8 @@ namespace exercises {
 /// exact in float32 too). batch and heads may be 0 as well (an empty result of q's shape). With
 /// grad on and inputs that require grad the result is differentiable, as a training step needs:
 /// backward reaches q, k and v with the naive attention's gradients. Each call computes from the
-/// values its inputs hold then. Throws std::invalid_argument when block < 1.
+/// values its inputs hold then. A NaN in q or k gives NaN where that formula does (a query that
+/// sees a NaN score), and numbers everywhere else. Throws std::invalid_argument when block < 1.
 torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                      std::int64_t block);
 //! [contract]

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "01_matmul_add.h"
 #include "op_inputs_observer.h"
@@ -224,26 +225,42 @@ TEST_CASE("the other steps' gap is their median: one slow step moves a mean, not
   }
 }
 
-TEST_CASE("each step computes add(matmul(x, w), b) in the inputs' dtype: the whole bias, added once, with alpha 1") {
+TEST_CASE("each step computes add(matmul(x, w), b) in the inputs' dtypes: the whole bias, added once, with alpha 1") {
   // What the profile cannot show: the values the add was given. A scalar taken from b, or b scaled
-  // by alpha, runs the same ops; inputs cast to float32 first run them on rounded copies.
-  for (const auto dtype : {torch::kFloat, torch::kDouble}) {
-    CAPTURE(std::string(c10::toString(dtype)));
+  // by alpha, runs the same ops; inputs cast to float32 first run them on rounded copies. A float64
+  // bias beside float32 x and w is added as it is (add promotes), not rounded to the product's dtype.
+  const std::vector<std::pair<torch::ScalarType, torch::ScalarType>> dtypes{
+      {torch::kFloat, torch::kFloat}, {torch::kDouble, torch::kDouble}, {torch::kFloat, torch::kDouble}};
+  for (const auto& [product_dtype, bias_dtype] : dtypes) {
+    CAPTURE(std::string(c10::toString(product_dtype)));
+    CAPTURE(std::string(c10::toString(bias_dtype)));
     torch::manual_seed(2);
-    const auto options = torch::TensorOptions().dtype(dtype);
+    const auto options = torch::TensorOptions().dtype(product_dtype);
     const torch::Tensor x = torch::randn({24, 32}, options), w = torch::randn({32, 16}, options),
-                        b = torch::randn({16}, options);
+                        b = torch::randn({16}, torch::TensorOptions().dtype(bias_dtype));
     const FreshDir dir("inputs");
     testing::OpInputsObserver adds("aten::add");
     (void)exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 1, 2), dir);
     const auto calls = adds.calls();
     REQUIRE(calls.size() >= 2);
     for (const auto& call : calls) {
-      CHECK(std::string(c10::toString(call.self.scalar_type())) == std::string(c10::toString(dtype)));
-      CHECK(std::string(c10::toString(call.other.scalar_type())) == std::string(c10::toString(dtype)));
+      CHECK(std::string(c10::toString(call.self.scalar_type())) == std::string(c10::toString(product_dtype)));
+      CHECK(std::string(c10::toString(call.other.scalar_type())) == std::string(c10::toString(bias_dtype)));
       CHECK(testing::all_close(call.self, torch::matmul(x, w)));
       CHECK(testing::all_close(call.other, b));
       CHECK(call.alpha == 1.0);
     }
   }
+}
+
+TEST_CASE("transposed inputs are multiplied as they are: the region holds aten::matmul and aten::add, no copy first") {
+  // x and w as transposed views: matmul reads them by their strides (the BLAS takes a transposed
+  // operand). A contiguous() before it would add a copy to every step, and the gap would time it.
+  torch::manual_seed(3);
+  const torch::Tensor x = torch::randn({32, 24}).t(), w = torch::randn({16, 32}).t(), b = torch::randn({16});
+  REQUIRE_FALSE(x.is_contiguous());
+  const FreshDir dir("transposed");
+  const auto cycles = exercises::profile_cycles(x, w, b, workbook::Schedule(1, 1, 3, 2), dir);
+  REQUIRE(cycles.size() == 2);
+  for (const auto& c : cycles) check_cycle(c, 3);
 }

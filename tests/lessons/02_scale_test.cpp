@@ -329,3 +329,21 @@ TEST_CASE("with three sizes, a size measured twice counts twice, weighted: not t
   CHECK(fit.predict_us(16) == doctest::Approx(weighted).epsilon(1e-6));
   CHECK(fit.predict_us(32) == doctest::Approx(20).epsilon(1e-6));
 }
+
+TEST_CASE("three sizes far apart determine the model: no pivot is refused for being small beside the others") {
+  // a + c n^2 + b n^3 vanishes at most twice for n >= 0, so three distinct sizes give a regular
+  // system however far apart they are: its pivots can be 1e-30 of its largest entry, and the exact
+  // model still comes back. Only an exactly zero pivot is "the sizes do not determine the model".
+  const exercises::StepModel truth{12, 2e-3, 4e-5};
+  const std::vector<std::vector<std::int64_t>> spreads{
+      {16, 32, 65536}, {1, 2, std::int64_t(1) << 20}, {0, 1, std::int64_t(1) << 40}};
+  for (const auto& sizes : spreads) {
+    CAPTURE(sizes.back());
+    std::vector<std::pair<std::int64_t, double>> points;
+    for (std::int64_t n : sizes) points.emplace_back(n, truth.predict_us(n));
+    exercises::StepModel fit;
+    REQUIRE_NOTHROW(fit = exercises::fit_step_model(points));
+    CHECK(fit.fixed_us == doctest::Approx(truth.fixed_us).epsilon(1e-6));
+    CHECK(fit.per_n3_us == doctest::Approx(truth.per_n3_us).epsilon(1e-6));
+  }
+}

@@ -126,6 +126,51 @@ TEST_CASE("the op's own region named op is inside the call's: what lies beneath 
   CHECK(nested.copying_ops == plain.copying_ops);
   CHECK(nested.bytes_allocated == plain.bytes_allocated);
   CHECK_FALSE(nested.is_view);
+  // The copy made before the op opens its region is beneath the call too: the call's region is
+  // the outermost one, not the last one named "op".
+  const auto copied_first = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor copy = t.t().clone();
+        workbook::Region inner("op");
+        return copy;
+      },
+      x);
+  CHECK(copied_first.copying_ops == plain.copying_ops);
+  CHECK(copied_first.bytes_allocated == plain.bytes_allocated);
+  CHECK_FALSE(copied_first.is_view);
+  // An inner "op" region one level further down (op -> phase -> op) is still inside the call's.
+  const auto deeper = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const torch::Tensor transposed = t.t();
+        workbook::Region phase("phase");
+        workbook::Region inner("op");
+        return transposed.clone();
+      },
+      x);
+  CHECK(deeper.copying_ops == plain.copying_ops);
+  CHECK(deeper.bytes_allocated == plain.bytes_allocated);
+}
+
+TEST_CASE("a free beneath the call is no allocation: a view that drops an older tensor is a view") {
+  // The first call keeps a copy while memory is recorded; the second drops it and returns t(). Its
+  // profile holds that free (negative bytes), and nothing beneath it copies or allocates.
+  const torch::Tensor x = input(false);
+  torch::Tensor held;
+  (void)exercises::view_or_copy(
+      [&held](const torch::Tensor& t) {
+        held = t.clone();
+        return t.t();
+      },
+      x);
+  const auto dropped = exercises::view_or_copy(
+      [&held](const torch::Tensor& t) {
+        held = torch::Tensor();
+        return t.t();
+      },
+      x);
+  CHECK(dropped.copying_ops == 0);
+  CHECK(dropped.bytes_allocated == 0);
+  CHECK(dropped.is_view);
 }
 
 TEST_CASE("bytes are counted in 64 bits: a view returned beside a 4 GiB scratch buffer is no view") {

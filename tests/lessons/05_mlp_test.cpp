@@ -401,3 +401,18 @@ TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear a
   REQUIRE(s.size() == 4);
   CHECK(s[0].gemm_us == doctest::Approx(18));
 }
+
+TEST_CASE("a GEMM beneath act_mul counts in its gemm_us and share: only its FLOPs and rate are 0 by definition") {
+  using testing::make_event;
+  const auto region = workbook::Category::user_annotation;
+  // An activation written as a matrix product (a gate mixed by a small GEMM): act_mul [60, 70] us
+  // holds aten::mm [61, 66] us. The contract's gemm_us is every stage's; flops is 0 for act_mul.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("act_mul", 60000, 70000, region),
+                             make_event("aten::mm", 61000, 66000)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[2].gemm_us == doctest::Approx(5));
+  CHECK(s[2].gemm_share == doctest::Approx(0.5));
+  CHECK(s[2].flops == 0);
+  CHECK(s[2].gemm_gflops == 0);
+}

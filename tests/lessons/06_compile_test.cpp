@@ -258,7 +258,8 @@ TEST_CASE("a weight replaced before the first call: the first entry is compiled 
   CHECK(compiled.entries() == 1);
 }
 
-TEST_CASE("a replaced weight that is a transposed view is read by its strides, as the Linear reads it") {
+TEST_CASE(
+    "a replaced weight that is a transposed view is read by its strides, as the Linear reads it, step after step") {
   torch::NoGradGuard no_grad;
   Mlp m;
   auto compiled = m.compiled();
@@ -266,6 +267,12 @@ TEST_CASE("a replaced weight that is a transposed view is read by its strides, a
   CHECK(same(compiled.forward(x), m.eager(x)));
   m.down->weight = torch::randn({32, 16}).t();  // [16, 32] with strides (1, 16): not row-major
   m.gate->weight = torch::randn({16, 32}).t();  // [32, 16] with strides (1, 32)
+  CHECK(same(compiled.forward(x), m.eager(x)));
+  CHECK(compiled.entries() == 2);
+  // A training step on those strided weights, in place: the same entry serves the next call and
+  // sees the new values (a copy packed when the entry was compiled would not).
+  m.down->weight.mul_(-3);
+  m.gate->weight.add_(1);
   CHECK(same(compiled.forward(x), m.eager(x)));
   CHECK(compiled.entries() == 2);
 }

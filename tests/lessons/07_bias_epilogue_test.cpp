@@ -100,7 +100,9 @@ TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does"
     CHECK(std::isnan(exercises::apply_epilogue(nan, 0, 1, {bias.data(), activation})));
   }
   // A NaN with its sign bit set (x86's default NaN, from 0 * inf or inf - inf) is a NaN too; and
-  // relu of an infinity is what torch::relu gives: 0 for -inf, +inf for +inf (bias[1] is 0).
+  // relu and gelu_tanh of an infinity are what torch gives: relu 0 for -inf, +inf for +inf; gelu_tanh
+  // +inf for +inf and NaN for -inf (the formula's 0.5 v (1 + tanh(..)) is -inf * 0 there: a gelu
+  // that saturates to 0 past some |v| answers 0). bias[1] is 0.
   const float negative_nan = std::copysign(nan, -1.0f);
   REQUIRE(std::isnan(torch::relu(torch::tensor(negative_nan)).item<float>()));
   CHECK(std::isnan(exercises::apply_epilogue(negative_nan, 0, 1, {bias.data(), Activation::relu})));
@@ -109,6 +111,13 @@ TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does"
     CAPTURE(acc);
     const float want = torch::relu(torch::tensor(acc)).item<float>();
     CHECK(exercises::apply_epilogue(acc, 0, 1, {bias.data(), Activation::relu}) == want);
+    const float gelu_want = torch::gelu(torch::tensor(acc), "tanh").item<float>();
+    REQUIRE(std::isnan(gelu_want) == (acc < 0));  // the test's premise, from torch itself
+    const float gelu_got = exercises::apply_epilogue(acc, 0, 1, {bias.data(), Activation::gelu_tanh});
+    if (acc < 0)
+      CHECK(std::isnan(gelu_got));
+    else
+      CHECK(gelu_got == gelu_want);
   }
 }
 

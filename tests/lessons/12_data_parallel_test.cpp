@@ -484,6 +484,53 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a gradient autograd hands to two consumers is only read: tied weights a + b, a bias shaped like the output") {
+  // z = x (a + b) + c: AddBackward hands one tensor to a's hook and to b's, and one to c's hook and
+  // to the GEMM that computes a's and b's. Dividing it in place, zeroing it, or all-reducing it
+  // where it lies changes what the other consumer reads. Rank 0 of two that hold the same
+  // gradients: averaged, they come back as backward made them. Each bucket's buffer is float32,
+  // as the parameters are (a float64 buffer sends twice the bytes).
+  std::vector<std::string> buffer_dtypes;
+  workbook::Collectives group(0, 2, [&](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+    buffer_dtypes.emplace_back(c10::toString(flat.scalar_type()));
+    return c10::make_intrusive<SumWhenWaited>(flat, 2);
+  });
+  torch::manual_seed(7);
+  const torch::Tensor x = torch::randn({4, 3}), y = torch::randn({4, 5});
+  const std::vector<torch::Tensor> start{torch::randn({3, 5}), torch::randn({3, 5}), torch::randn({4, 5})};
+  std::vector<torch::Tensor> mine, theirs;
+  for (const auto& t : start) {
+    mine.push_back(t.clone().requires_grad_(true));
+    theirs.push_back(t.clone().requires_grad_(true));
+  }
+  const auto loss = [&](const std::vector<torch::Tensor>& w) { return ((torch::mm(x, w[0] + w[1]) + w[2]) * y).sum(); };
+  exercises::OverlappedAllreduce sync(mine, group, 1);  // one parameter per bucket
+  REQUIRE(sync.bucket_count() == 3);
+  loss(mine).backward();
+  sync.finish();
+  loss(theirs).backward();
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    CAPTURE(k);
+    REQUIRE(mine[k].grad().defined());
+    CHECK(all_close(mine[k].grad(), theirs[k].grad()));
+  }
+  CHECK(buffer_dtypes == std::vector<std::string>(3, "Float"));
+}
+
+TEST_CASE("a gradient that arrives expanded, one value behind every element (stride 0), is averaged too") {
+  // sum()'s backward hands p's hook the loss's gradient expanded to p's shape: strides (0, 0).
+  // Written to in place, it refuses (one memory location behind many elements).
+  workbook::Collectives group(0, 2, [](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+    return c10::make_intrusive<SumWhenWaited>(flat, 2);
+  });
+  const torch::Tensor p = torch::randn({3, 4}).requires_grad_(true), x = torch::randn({3, 4});
+  exercises::OverlappedAllreduce sync({p}, group, 1);
+  REQUIRE_NOTHROW((x + p).sum().backward());
+  REQUIRE_NOTHROW(sync.finish());
+  CHECK(torch::equal(p.grad(), torch::ones({3, 4})));
+}
+
 TEST_CASE("finish() waits for every bucket: the last all-reduce done is not all of them done") {
   // Rank 0 of two whose gradients are equal: averaged, they come back as backward made them. Each
   // bucket's sum is in only when finish() waits for it (the last one is in at once).
