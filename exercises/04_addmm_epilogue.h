@@ -10,7 +10,8 @@ namespace exercises {
 /// y = x Wᵀ + b for a 3-D input x: [B, S, D] (B or S may be 0; D >= 1), W: [N, D] (nn::Linear's
 /// layout), b: [N]; returns [B, S, N], equal to torch::nn::functional::linear(x, W, b), gradients
 /// included: with an nn::Linear's parameters (they require grad) backward reaches W and b as it does
-/// through F::linear.
+/// through F::linear; with nothing requiring grad the result is still an ordinary tensor, as
+/// F::linear's (a frozen layer's output feeds a trainable one).
 ///
 /// Lesson 04 fused the bias into a 2-D GEMM. C++'s nn::Linear on a 3-D input does not: it runs
 /// aten::matmul and then adds the bias in a separate aten::add_ over the whole output. Write it so

@@ -173,6 +173,21 @@ TEST_CASE("each cycle's trace is on disk before the next cycle's first step star
   REQUIRE(cycles.size() == 2);
 }
 
+TEST_CASE("a cycle's trace is written inside the step() that ends the cycle, before the next step opens") {
+  // Schedule(0, 0, 2, 2): cycle 0 records steps 0 and 1, cycle 1 steps 2 and 3, with no idle step
+  // between them. session.step() after step 1 saves cycle 0 (on_trace_ready runs there) and then opens
+  // ProfilerStep#2: the trace must exist by then. Kept and written at the top of the next loop
+  // iteration, it comes one step late.
+  const FreshDir dir("in_step");
+  torch::manual_seed(1);
+  const torch::Tensor x = torch::randn({24, 32}), w = torch::randn({32, 16}), b = torch::randn({16});
+  const testing::RegionObserver observer("ProfilerStep#2", "aten::matmul", {dir / "cycle_0.json"});
+  const auto cycles = exercises::profile_cycles(x, w, b, workbook::Schedule(0, 0, 2, 2), dir);
+  REQUIRE(cycles.size() == 2);
+  REQUIRE(observer.steps() == 1);
+  CHECK(observer.existed_at(0, 0));
+}
+
 TEST_CASE("an even count of other steps: their median is the mean of the two middle gaps") {
   // Each cycle records 3 steps, the first and two others; the observer slows the last by 2 ms
   // inside the gap, so the two others' gaps differ by ~2 ms and their median lies halfway (the

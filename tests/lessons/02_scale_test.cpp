@@ -127,6 +127,11 @@ TEST_CASE(
   CHECK(fit.fixed_us == doctest::Approx(12).epsilon(1e-9));
   CHECK(fit.per_n2_us == doctest::Approx(2e-3).epsilon(1e-6));
   CHECK(fit.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
+  // In any order: the size 0 last (the largest size is the scale, not the last point's).
+  const std::vector<std::pair<std::int64_t, double>> zero_last(points.rbegin(), points.rend());
+  const auto fit_zero_last = exercises::fit_step_model(zero_last);
+  CHECK(fit_zero_last.fixed_us == doctest::Approx(12).epsilon(1e-9));
+  CHECK(fit_zero_last.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
   CHECK_THROWS_AS(exercises::fit_step_model({{-8, 1.0}, {16, 2.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{-16, 1.0}, {-8, 2.0}, {0, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 2.0}, {std::int64_t(1) << 53, 3.0}}),

@@ -38,6 +38,11 @@ TEST_CASE("eight operations: the verdict and its evidence") {
          return x.narrow(0, 0, 1).expand({8, 64});
        },
        false, true},
+      {"expand to more elements than the input has",
+       [](const torch::Tensor& x) {
+         return x.unsqueeze(0).expand({4, 48, 64});
+       },
+       false, true},
       {"reshape of a contiguous input",
        [](const torch::Tensor& x) {
          return x.reshape({64, 48});

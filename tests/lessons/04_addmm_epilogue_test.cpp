@@ -29,6 +29,20 @@ std::int64_t count_in(const workbook::Profile& p, workbook::EventId region, cons
   return std::int64_t(p.count_under(region, name));
 }
 
+// The allocations beneath a region (memory records with positive bytes): how many, how many bytes.
+struct Allocations {
+  std::int64_t count = 0, bytes = 0;
+};
+Allocations allocations_in(const workbook::Profile& p, workbook::EventId region) {
+  Allocations a;
+  for (auto d : p.descendants(region))
+    if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
+      ++a.count;
+      a.bytes += p[d].bytes;
+    }
+  return a;
+}
+
 // One call's path: the bias inside one aten::addmm, never a separate add or a matmul.
 void check_one_addmm_path(const workbook::Profile& p, workbook::EventId region) {
   CHECK(count_in(p, region, "aten::addmm") == 1);
@@ -66,6 +80,19 @@ TEST_CASE("with an nn::Linear's parameters, backward reaches the weight and the 
   REQUIRE(b.grad().defined());
   CHECK(torch::allclose(w.grad(), w_twin.grad(), 1e-4, 1e-4));
   CHECK(torch::allclose(b.grad(), b_twin.grad(), 1e-4, 1e-4));
+}
+
+TEST_CASE(
+    "a frozen layer's output feeds a trainable one: an ordinary tensor, as F::linear's, never an inference tensor") {
+  // Nothing requires grad here, so autograd records nothing; still the result is an ordinary tensor
+  // (c10::InferenceMode's would refuse to be saved for the next layer's backward, or updated in place).
+  torch::manual_seed(45);
+  const torch::Tensor frozen_w = torch::randn({6, 8}), frozen_b = torch::randn({6});
+  const torch::Tensor y = exercises::linear_3d(torch::randn({2, 3, 8}), frozen_w, frozen_b);
+  CHECK_FALSE(y.is_inference());
+  const torch::Tensor w = torch::randn({4, 6}, torch::requires_grad());
+  CHECK_NOTHROW(torch::nn::functional::linear(y, w).sum().backward());
+  CHECK(w.grad().defined());
 }
 
 TEST_CASE("an empty batch still reaches the weight and the bias: zero gradients, as through F::linear") {
@@ -154,14 +181,9 @@ TEST_CASE("bfloat16 in, bfloat16 out: the GEMM runs in bfloat16, with no cast of
     check_one_addmm_path(p, r);
     CHECK(count_in(p, r, "aten::to") == 0);
     CHECK(count_in(p, r, "aten::_to_copy") == 0);
-    std::int64_t allocations = 0, allocated = 0;
-    for (auto d : p.descendants(r))
-      if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
-        ++allocations;
-        allocated += p[d].bytes;
-      }
-    CHECK(allocations == 1);
-    CHECK(allocated == 2 * 5 * 6 * std::int64_t(sizeof(c10::BFloat16)));
+    const Allocations allocated = allocations_in(p, r);
+    CHECK(allocated.count == 1);
+    CHECK(allocated.bytes == 2 * 5 * 6 * std::int64_t(sizeof(c10::BFloat16)));
   }
 }
 
@@ -201,14 +223,9 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
       std::int64_t copies_outside_addmm = count_in(p, r, "aten::copy_");
       for (auto mm : p.under(r, "aten::addmm")) copies_outside_addmm -= std::int64_t(p.count_under(mm, "aten::copy_"));
       CHECK(copies_outside_addmm == 0);
-      std::int64_t allocations = 0, allocated = 0;
-      for (auto d : p.descendants(r))
-        if (p[d].category == workbook::Category::memory && p[d].bytes > 0) {
-          ++allocations;
-          allocated += p[d].bytes;
-        }
-      CHECK(allocations == 1);
-      CHECK(allocated == out_bytes);
+      const Allocations allocated = allocations_in(p, r);
+      CHECK(allocated.count == 1);
+      CHECK(allocated.bytes == out_bytes);
     }
   }
 }
