@@ -19,8 +19,8 @@ struct StepShapes {
 /// zero_grad (set to none), forward, MSE loss against a [T, dim] target, backward, SGD without
 /// momentum — above the bytes live when the step's forward began. The checks record real steps at
 /// shapes lesson 09 never ran (some with dim > hidden) and want your number within 1 %: an exact
-/// count of the buffers lands within a few bytes. At three shapes too large to run they want it
-/// within 16 bytes of the count that the recorded shapes confirm.
+/// count of the buffers lands within a few bytes. At shapes too large to run (peaks up to 2^62 bytes)
+/// they want it within 16 bytes of the count that the recorded shapes confirm.
 std::int64_t predict_training_peak_bytes(const StepShapes& shapes);
 //! [contract]
 

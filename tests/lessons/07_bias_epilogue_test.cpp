@@ -138,6 +138,20 @@ TEST_CASE("gelu_tanh's tail is tiny but not 0 down to v = -5, as torch's float g
   }
 }
 
+TEST_CASE("gelu_tanh just below saturation, v in [4, 6]: a few ulps from torch's, not v itself") {
+  // 1 - tanh there is 1e-5 to 1e-10, so gelu(v) falls short of v by up to 5e-6 at 4.5: ten ulps of
+  // the result, more than the relative 1e-6 above allows for at |v| = 4.5. Faithful float versions
+  // (and the exact sigmoid form) stay within |v|·2^-22 of torch's, as in the tail below -4.
+  const std::vector<float> zero_bias{0.0f};
+  for (int i = 0; i <= 128; ++i) {
+    const float v = 4.0f + float(i) / 64.0f;  // exact in float
+    CAPTURE(v);
+    const float want = torch::gelu(torch::tensor(v), "tanh").item<float>();
+    const float got = exercises::apply_epilogue(v, 0, 0, {zero_bias.data(), Activation::gelu_tanh});
+    CHECK(std::fabs(got - want) <= v * std::ldexp(1.0f, -22));
+  }
+}
+
 TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)") {
   torch::manual_seed(7);
   const std::vector<float> one{1.0f};

@@ -264,6 +264,15 @@ TEST_CASE("a runtime call is an operator as Python's table lists it: it can be t
   const auto c = exercises::most_expensive_shape(p);
   CHECK(c.op == "cudaLaunchKernel");
   CHECK(c.self_us == doctest::Approx(30));
+  // The kernel it launched (100 us on the GPU) hangs beneath it in the tree, but it is device work:
+  // the launch keeps its 30 us of self CPU time, 30 of the profile's 40.
+  const workbook::Profile with_kernel(
+      {op("aten::mm", 0, 10, {{8, 8}, {8, 8}}), testing::make_launch(20000, 50000, 1),
+       testing::make_device_work("gemm_kernel", 25000, 125000, 7, workbook::DeviceWork::kernel, 1)});
+  const auto k = exercises::most_expensive_shape(with_kernel);
+  CHECK(k.op == "cudaLaunchKernel");
+  CHECK(k.self_us == doctest::Approx(30));
+  CHECK(k.share == doctest::Approx(30.0 / 40.0));
 }
 
 TEST_CASE("every thread's ops count: the costliest shape may run on another thread than the first event") {
