@@ -14,7 +14,9 @@ namespace exercises {
 /// One stage of the GeGLU forward, averaged over the recorded forwards.
 struct StageTime {
   std::string stage;       ///< "gate_proj", "up_proj", "act_mul", "down_proj", in that order
-  double total_us = 0;     ///< total time of the stage's regions in a forward (summed), mean over forwards
+  double total_us = 0;     ///< total time of the stage's regions in a forward (summed, one nested in another
+                           ///< of its name too, as Python's key_averages sums every event of a name), mean
+                           ///< over forwards
   double self_us = 0;      ///< self time of those regions (their total minus every direct host child's total:
                            ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
                            ///< memory records and device events are not children), mean over forwards

@@ -17,6 +17,9 @@ torch::Tensor tiled_causal_attention(const torch::Tensor& q, const torch::Tensor
                                      std::int64_t block) {
   if (block < 1) throw std::invalid_argument("block must be at least 1");
   const std::int64_t seq = q.size(2);
+  // No keys: the formula itself on empty tensors (nothing to tile, nothing allocated), so that the
+  // result is on autograd's graph of q, k and v, as the naive attention's is.
+  if (seq == 0) return torch::matmul(torch::softmax(torch::matmul(q, k.transpose(-2, -1)), -1), v);
   const double scale = 1.0 / std::sqrt(double(q.size(3)));
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   const torch::Tensor query_index = torch::arange(seq, q.options().dtype(torch::kLong)).view({seq, 1});

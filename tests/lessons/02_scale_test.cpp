@@ -134,8 +134,13 @@ TEST_CASE(
   CHECK(fit_zero_last.per_n3_us == doctest::Approx(4e-5).epsilon(1e-6));
   CHECK_THROWS_AS(exercises::fit_step_model({{-8, 1.0}, {16, 2.0}, {32, 3.0}}), std::invalid_argument);
   CHECK_THROWS_AS(exercises::fit_step_model({{-16, 1.0}, {-8, 2.0}, {0, 3.0}}), std::invalid_argument);
-  CHECK_THROWS_AS(exercises::fit_step_model({{8, 1.0}, {16, 2.0}, {std::int64_t(1) << 53, 3.0}}),
+  // 2^53 itself is out, beside sizes that would determine the model (8 and 16 scaled by 2^53
+  // vanish, and the fit would be refused as singular whatever the bound).
+  CHECK_THROWS_AS(exercises::fit_step_model(
+                      {{std::int64_t(1) << 51, 1.0}, {std::int64_t(1) << 52, 2.0}, {std::int64_t(1) << 53, 3.0}}),
                   std::invalid_argument);
+  CHECK_NOTHROW(exercises::fit_step_model(
+      {{std::int64_t(1) << 51, 1.0}, {std::int64_t(1) << 52, 2.0}, {(std::int64_t(1) << 53) - 1, 3.0}}));
 }
 
 TEST_CASE("a step that is zero or negative is an error") {
@@ -335,13 +340,13 @@ TEST_CASE("with three sizes, a size measured twice counts twice, weighted: not t
   CHECK(fit.predict_us(32) == doctest::Approx(20).epsilon(1e-6));
 }
 
-TEST_CASE("three sizes far apart determine the model: no pivot is refused for being small beside the others") {
+TEST_CASE("three sizes far apart determine the model exactly: no pivot refused for being small, no size rounded") {
   // a + c n^2 + b n^3 vanishes at most twice for n >= 0, so three distinct sizes give a regular
   // system however far apart they are: its pivots can be 1e-30 of its largest entry, and the exact
   // model still comes back. Only an exactly zero pivot is "the sizes do not determine the model".
   const exercises::StepModel truth{12, 2e-3, 4e-5};
   const std::vector<std::vector<std::int64_t>> spreads{
-      {16, 32, 65536}, {1, 2, std::int64_t(1) << 20}, {0, 1, std::int64_t(1) << 40}};
+      {16, 32, 65536}, {1, 2, std::int64_t(1) << 20}, {0, 1, std::int64_t(1) << 40}, {7, 100003, 300007}};
   for (const auto& sizes : spreads) {
     CAPTURE(sizes.back());
     std::vector<std::pair<std::int64_t, double>> points;
@@ -349,6 +354,7 @@ TEST_CASE("three sizes far apart determine the model: no pivot is refused for be
     exercises::StepModel fit;
     REQUIRE_NOTHROW(fit = exercises::fit_step_model(points));
     CHECK(fit.fixed_us == doctest::Approx(truth.fixed_us).epsilon(1e-6));
+    CHECK(fit.per_n2_us == doctest::Approx(truth.per_n2_us).epsilon(1e-6));
     CHECK(fit.per_n3_us == doctest::Approx(truth.per_n3_us).epsilon(1e-6));
   }
 }

@@ -338,6 +338,16 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
   REQUIRE(s.size() == 4);
   CHECK(s[0].total_us == doctest::Approx(40));  // both regions of the forward
   CHECK(s[0].gemm_us == doctest::Approx(32));   // all four GEMMs' time in the forward, not one GEMM's mean
+  // A gate_proj region nested in another (a wrapper that labels its own call again) is a region of
+  // the stage too: it counts again, as Python's key_averages sums every event of one name. Outer
+  // [0, 30] us with aten::mm [1, 9] and inner gate_proj [10, 20] with aten::mm [11, 19].
+  const workbook::Profile nested({make_event("mlp_forward", 0, 100000, region),
+                                  make_event("gate_proj", 0, 30000, region), make_event("aten::mm", 1000, 9000),
+                                  make_event("gate_proj", 10000, 20000, region), make_event("aten::mm", 11000, 19000)});
+  const auto n = exercises::stage_breakdown(nested, 10, 20, 30);
+  CHECK(n[0].total_us == doctest::Approx(30 + 10));
+  CHECK(n[0].self_us == doctest::Approx((30 - 8 - 10) + (10 - 8)));
+  CHECK(n[0].gemm_us == doctest::Approx(8 + 8 + 8));  // the inner mm beneath both regions
 }
 
 TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {

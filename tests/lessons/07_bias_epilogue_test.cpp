@@ -76,6 +76,17 @@ TEST_CASE("K = 0: every accumulator is an empty sum, so each output is its activ
       CAPTURE(col);
       CHECK(y[std::size_t(row * 3 + col)] == doctest::Approx(std::max(bias[std::size_t(col)], 0.0f)));
     }
+  // With a residual: still added last, K = 0 or not (an empty sum changes nothing else).
+  const std::vector<float> residual{10.0f, 20.0f, 30.0f, 40.0f, 50.0f, 60.0f};
+  BiasEpilogue with_residual{bias.data(), Activation::relu};
+  with_residual.residual = residual.data();
+  with_residual.residual_stride = 3;
+  const std::vector<float> y_residual = exercises::gemm_with_epilogue(none, none, 2, 3, 0, with_residual);
+  REQUIRE(y_residual.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(y_residual[i] == doctest::Approx(std::max(bias[i % 3], 0.0f) + residual[i]));
+  }
 }
 
 TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does") {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "08_training_step.h"
+#include "region_observer.h"
 #include "workbook/profiler/region.h"
 
 namespace {
@@ -207,9 +208,16 @@ TEST_CASE("the dominant phase is the mean over the recorded steps, not the media
 
 TEST_CASE("the warm-up step is the first call, and every recorded step holds a whole call of each phase") {
   // Each forward call labels itself with its number: the warm-up is call 0, the recorded steps
-  // calls 1 and 2, each inside its own step's forward region.
-  int call = 0;
-  const exercises::TrainingStep numbered{[] {}, [&call] { workbook::Region label("call#" + std::to_string(call++)); },
+  // calls 1 and 2, each inside its own step's forward region. The warm-up is a step like the
+  // others, in the session (its warm-up or wait step): its forward runs inside its own forward
+  // region too, the first one (phases called bare before the session open none).
+  int call = 0, forward_regions_at_warm_up = -1;
+  const testing::RegionObserver forward_regions("forward", "call#0", {});
+  const exercises::TrainingStep numbered{[] {},
+                                         [&] {
+                                           if (call == 0) forward_regions_at_warm_up = forward_regions.steps();
+                                           workbook::Region label("call#" + std::to_string(call++));
+                                         },
                                          [] {}, [] {}, [] {}};
   const auto report = exercises::profile_training(numbered, 2);
   const auto& p = report.profile;
@@ -220,6 +228,8 @@ TEST_CASE("the warm-up step is the first call, and every recorded step holds a w
   CHECK(p.count("ProfilerStep#1") == 1);
   CHECK(p.count("ProfilerStep#2") == 1);
   CHECK(p.count("call#0") == 0);  // the warm-up call is not recorded
+  CHECK(forward_regions_at_warm_up == 1);
+  CHECK(forward_regions.steps() == 3);
   for (const char* name : {"call#1", "call#2"}) {
     CAPTURE(name);
     REQUIRE(p.count(name) == 1);

@@ -47,6 +47,12 @@ TEST_CASE("exact on a synthetic profile: shapes split an op, regions are never t
   CHECK(d.input_shapes == "[[8, 8], [8, 64]]");
   CHECK(d.self_us == doctest::Approx(25));
   CHECK(d.calls == 1);
+  // The lists are kept apart as lists: [[8, 8], [8]] and [[8], [8, 8]] hold the same numbers in
+  // the same order, and are two rows (20 us each) below aten::mm's 30 us.
+  const workbook::Profile same_numbers({make_event("ProfilerStep#1", 0, 100000, Category::user_annotation),
+                                        op("aten::cat", 0, 20, {{8, 8}, {8}}), op("aten::cat", 20, 40, {{8}, {8, 8}}),
+                                        op("aten::mm", 50, 80, {{8, 8}, {8, 8}})});
+  CHECK(exercises::most_expensive_shape(same_numbers).op == "aten::mm");
 }
 
 TEST_CASE("the pair is ranked as a pair: the op with the most time overall need not own the costliest shape") {

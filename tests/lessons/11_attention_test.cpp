@@ -166,7 +166,8 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
   // Two block sizes: the block is the caller's, not a tile size of the solution's own.
   // A short sequence too: the rule holds at every length, not only past some size.
   const std::int64_t batch = 1, heads = 1, head_dim = 32;
-  for (const auto& [seq, block] : {std::pair<std::int64_t, std::int64_t>{1024, 64}, {1024, 16}, {100, 16}}) {
+  for (const auto& [seq, block] :
+       {std::pair<std::int64_t, std::int64_t>{1024, 64}, {1024, 16}, {100, 16}, {1024, 384}}) {
     CAPTURE(seq);
     CAPTURE(block);
     const CallMemory m = record_call(random_qkv(batch, heads, seq, head_dim), block);
@@ -183,7 +184,7 @@ TEST_CASE("no [seq, seq] allocation: the profile's largest allocation is one blo
     CHECK(m.sdpa_ops == 0);
     CHECK(m.score_gemms >= std::size_t((seq + block - 1) / block));
     CHECK(m.value_gemms >= std::size_t((seq + block - 1) / block));
-    CHECK(m.widest_value_keys <= std::min(block, seq));
+    CHECK(m.widest_value_keys == std::min(block, seq));  // blocks of `block` keys: the caller's size
     CHECK(m.widest_softmax_keys <= std::min(block, seq));
     // One pass: each (query, key) score is computed once and weighs its value once, at most seq x
     // seq pairs each; never a second pass over the keys for the exact maximum.
@@ -211,8 +212,8 @@ TEST_CASE("in training too: with grad on and inputs that require grad, no [seq, 
 }
 
 TEST_CASE("in training the result is differentiable: backward gives q, k and v the naive attention's gradients") {
-  // Whichever inputs require grad: all three, or only k and v (a frozen query projection), or only q.
-  for (const std::string requiring : {"qkv", "kv", "q"}) {
+  // Whichever inputs require grad: all three, only k and v (a frozen query projection), or one alone.
+  for (const std::string requiring : {"qkv", "kv", "q", "k", "v"}) {
     CAPTURE(requiring);
     Qkv tiled = random_qkv(2, 2, 7, 4), naive = random_qkv(2, 2, 7, 4);
     for (Qkv* x : {&tiled, &naive})
@@ -239,6 +240,25 @@ TEST_CASE("each call reads its inputs' values then: q changed in place gives a n
   (void)exercises::tiled_causal_attention(x.q, x.k, x.v, 2);
   x.q.mul_(-3);  // the same tensor, at the same address: new values
   CHECK(all_close(exercises::tiled_causal_attention(x.q, x.k, x.v, 2), naive_causal_attention(x.q, x.k, x.v)));
+}
+
+TEST_CASE("empty inputs that require grad give a result backward goes through, as the formula's does") {
+  // An empty sequence, batch or head count in a training step: no values, but the result is on
+  // autograd's graph, and backward hands q, k and v empty gradients of their shapes.
+  for (const auto& shape : {std::vector<std::int64_t>{1, 2, 0, 8}, {0, 2, 5, 8}, {2, 0, 5, 8}}) {
+    CAPTURE(shape);
+    const torch::Tensor q = torch::randn(shape, torch::requires_grad()),
+                        k = torch::randn(shape, torch::requires_grad()),
+                        v = torch::randn(shape, torch::requires_grad());
+    const torch::Tensor out = exercises::tiled_causal_attention(q, k, v, 4);
+    CHECK(out.sizes().vec() == shape);
+    REQUIRE(out.requires_grad());
+    REQUIRE_NOTHROW(out.sum().backward());
+    for (const torch::Tensor& input : {q, k, v}) {
+      REQUIRE(input.grad().defined());
+      CHECK(input.grad().sizes().vec() == shape);
+    }
+  }
 }
 
 TEST_CASE("an empty batch or no heads is no error either: the result is empty, of q's shape") {
