@@ -28,10 +28,11 @@ struct StepModel {
 /// Fit of the model to measured (n, step_us) points by relative least squares: minimise the sum
 /// of ((model(n) - step) / step)², so that a 6 µs step weighs as much as a 1 ms one. Sizes n with
 /// 0 <= n < 2^53 (exact as a double; n = 0 is an empty matrix, whose step is the fixed cost), at
-/// least three distinct ones, and positive steps; std::invalid_argument otherwise. Lesson 02 only subtracted the smallest step: here every term
-/// is estimated, and the model then answers for sizes that were never measured. Sizes a few per
-/// mille apart (3000, 3001, 3003) leave the terms nearly indistinguishable and the normal
-/// equations ill-conditioned; the checks keep consecutive sizes at least 10 % apart.
+/// least three distinct ones, and positive steps; std::invalid_argument otherwise. Lesson 02 only
+/// subtracted the smallest step: here every term is estimated, and the model then answers for
+/// sizes that were never measured. Sizes a few per mille apart (3000, 3001, 3003) leave the terms
+/// nearly indistinguishable and the normal equations ill-conditioned; the checks keep consecutive
+/// sizes at least 10 % apart.
 StepModel fit_step_model(const std::vector<std::pair<std::int64_t, double>>& points);
 
 /// The smallest power of two n in [lo, hi] at which the model says the step is compute-bound
