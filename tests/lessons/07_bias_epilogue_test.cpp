@@ -130,6 +130,16 @@ TEST_CASE("relu and gelu_tanh come after the bias, and keep a NaN as torch does"
     else
       CHECK(gelu_got == gelu_want);
   }
+  // Large finite values are finite numbers too: torch's gelu_tanh gives v itself near FLT_MAX (v³
+  // overflows inside tanh's argument, harmlessly), and -0 far below. Halving last, v·(1 + tanh)/2,
+  // overflows to +inf past FLT_MAX / 2.
+  const float largest = std::numeric_limits<float>::max();
+  for (float acc : {2e38f, 3e38f, largest, -3e38f, -largest}) {
+    CAPTURE(acc);
+    const float want = torch::gelu(torch::tensor(acc), "tanh").item<float>();
+    REQUIRE(std::isfinite(want));
+    CHECK(exercises::apply_epilogue(acc, 0, 1, {bias.data(), Activation::gelu_tanh}) == want);
+  }
 }
 
 TEST_CASE("gelu_tanh's tail is tiny but not 0 down to v = -5, as torch's float gelu (trial 33)") {
