@@ -20,7 +20,8 @@ struct StageTime {
   double self_us = 0;      ///< self time of those regions (their total minus every direct host child's total:
                            ///< ops, regions, a Python module span, a runtime call alike, as Python's self time;
                            ///< memory records and device events are not children), mean over forwards
-  double gemm_us = 0;      ///< total time of all GEMMs beneath them (exactly aten::mm, aten::addmm), mean over forwards
+  double gemm_us = 0;      ///< total time of all GEMMs beneath them (exactly aten::mm, aten::addmm; each such
+                           ///< event, one beneath another too), mean over forwards
   double gemm_share = 0;   ///< gemm_us / total_us (0 when total_us is 0: a stage no forward ran)
   std::int64_t flops = 0;  ///< FLOPs of the stage's GEMM, counted by hand from the shapes (0 for act_mul)
   double gemm_gflops = 0;  ///< flops over gemm_us: the GEMM's achieved rate (0 for act_mul, 0 when gemm_us is 0)
@@ -28,9 +29,10 @@ struct StageTime {
 
 /// Lesson 05 gave one split for the whole forward; here it is per stage. `profile` holds
 /// recorded GeGLU forwards, each an "mlp_forward" region on the host (a GPU trace also mirrors every
-/// region on the device lane, a gpu_user_annotation: not a forward) around the stage regions above (at any
-/// depth beneath it; a stage region outside every forward belongs to none and is not counted; a
-/// stage a forward lacks counts as zero time in it), with `tokens` rows (batch x sequence), model width `dim` and hidden width `hidden`. The FLOPs are
+/// region on the device lane, a gpu_user_annotation: not a forward) around the stage regions above,
+/// named exactly so (at any depth beneath it; a stage region outside every forward belongs to none
+/// and is not counted; a stage a forward lacks counts as zero time in it), with `tokens` rows (batch
+/// x sequence; 0 too, an empty batch), model width `dim` and hidden width `hidden`. The FLOPs are
 /// yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H, exactly: every count below 2^63 fits an int64,
 /// while a double rounds past 2^53), not the profiler's estimate.
 /// Throws std::invalid_argument when the profile has no host "mlp_forward" region (a device mirror

@@ -316,6 +316,13 @@ TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
   CHECK(s[3].flops == std::int64_t(2) * 8192 * 4096 * 16384);
 }
 
+TEST_CASE("an empty batch is a size too: no tokens, no FLOPs, no error") {
+  // tokens = 0 (a batch of none, as lesson 09's step allows): every stage's GEMM does 2·0·D·H = 0 FLOPs.
+  const auto s = exercises::stage_breakdown(one_gemm_forward(), 0, 4096, 16384);
+  REQUIRE(s.size() == 4);
+  for (const auto& stage : s) CHECK(stage.flops == 0);
+}
+
 TEST_CASE("FLOPs are counted exactly: past 2^53 a double would round 2 T D H") {
   // Odd sizes: 2 T D H = 1999922000789999286, about 2^61, where doubles lie 256 apart.
   const auto s = exercises::stage_breakdown(one_gemm_forward(), 999999, 999983, 999979);
@@ -348,6 +355,16 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
   CHECK(n[0].total_us == doctest::Approx(30 + 10));
   CHECK(n[0].self_us == doctest::Approx((30 - 8 - 10) + (10 - 8)));
   CHECK(n[0].gemm_us == doctest::Approx(8 + 8 + 8));  // the inner mm beneath both regions
+  // A region whose name only starts with a stage's is not that stage (down_proj_dropout beside
+  // down_proj), and every GEMM event counts, an aten::mm beneath an aten::addmm too (as
+  // key_averages counts each event of a name).
+  const workbook::Profile near_names({make_event("mlp_forward", 0, 100000, region),
+                                      make_event("down_proj", 70000, 90000, region),
+                                      make_event("aten::addmm", 71000, 89000), make_event("aten::mm", 72000, 80000),
+                                      make_event("down_proj_dropout", 90000, 100000, region)});
+  const auto d = exercises::stage_breakdown(near_names, 10, 20, 30);
+  CHECK(d[3].total_us == doctest::Approx(20));
+  CHECK(d[3].gemm_us == doctest::Approx(18 + 8));
 }
 
 TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {
