@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -444,6 +445,20 @@ struct SumWhenWaited : c10d::Work {
   bool summed = false;
 };
 
+namespace {
+
+// Rank 0 of two whose gradients are equal, each all-reduce summed when it is waited for: averaged,
+// the gradients come back as backward made them. `seen`, when given, sees each bucket's buffer as
+// its all-reduce starts.
+workbook::Collectives same_gradients_on_two_ranks(std::function<void(const torch::Tensor&)> seen = nullptr) {
+  return workbook::Collectives(0, 2, [seen](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+    if (seen) seen(flat);
+    return c10::make_intrusive<SumWhenWaited>(flat, 2);
+  });
+}
+
+}  // namespace
+
 // An all-reduce over `world_size` ranks that all hold this rank's gradients, reading the bucket
 // when it starts, as Gloo does: what the bucket held then is what comes back, times world_size.
 struct SumOfWhatWasThere : c10d::Work {
@@ -492,10 +507,8 @@ TEST_CASE(
   // gradients: averaged, they come back as backward made them. Each bucket's buffer is float32,
   // as the parameters are (a float64 buffer sends twice the bytes).
   std::vector<std::string> buffer_dtypes;
-  workbook::Collectives group(0, 2, [&](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
-    buffer_dtypes.emplace_back(c10::toString(flat.scalar_type()));
-    return c10::make_intrusive<SumWhenWaited>(flat, 2);
-  });
+  workbook::Collectives group = same_gradients_on_two_ranks(
+      [&](const torch::Tensor& flat) { buffer_dtypes.emplace_back(c10::toString(flat.scalar_type())); });
   torch::manual_seed(7);
   const torch::Tensor x = torch::randn({4, 3}), y = torch::randn({4, 5});
   const std::vector<torch::Tensor> start{torch::randn({3, 5}), torch::randn({3, 5}), torch::randn({4, 5})};
@@ -521,9 +534,7 @@ TEST_CASE(
 TEST_CASE("a gradient that arrives expanded, one value behind every element (stride 0), is averaged too") {
   // sum()'s backward hands p's hook the loss's gradient expanded to p's shape: strides (0, 0).
   // Written to in place, it refuses (one memory location behind many elements).
-  workbook::Collectives group(0, 2, [](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
-    return c10::make_intrusive<SumWhenWaited>(flat, 2);
-  });
+  workbook::Collectives group = same_gradients_on_two_ranks();
   const torch::Tensor p = torch::randn({3, 4}).requires_grad_(true), x = torch::randn({3, 4});
   exercises::OverlappedAllreduce sync({p}, group, 1);
   REQUIRE_NOTHROW((x + p).sum().backward());
@@ -588,10 +599,8 @@ TEST_CASE("every step all-reduces the same plan: reverse_order_buckets' buckets,
   // fixed: DDP's rebuild of the buckets in arrival order after the first step is not this
   // contract's, and every rank must issue the same all-reduces in the same order on every step.
   std::vector<std::int64_t> sizes;
-  workbook::Collectives group(0, 2, [&](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
-    sizes.push_back(flat.numel());
-    return c10::make_intrusive<SumWhenWaited>(flat, 2);
-  });
+  workbook::Collectives group =
+      same_gradients_on_two_ranks([&](const torch::Tensor& flat) { sizes.push_back(flat.numel()); });
   torch::manual_seed(1);
   AgainstUse model;
   const std::int64_t bucket_bytes = 1;
