@@ -216,9 +216,12 @@ TEST_CASE("in training the result is differentiable: backward gives q, k and v t
   for (const std::string requiring : {"qkv", "kv", "q", "k", "v"}) {
     CAPTURE(requiring);
     Qkv tiled = random_qkv(2, 2, 7, 4), naive = random_qkv(2, 2, 7, 4);
-    for (Qkv* x : {&tiled, &naive})
-      for (const auto& [name, t] : {std::make_pair('q', &x->q), std::make_pair('k', &x->k), std::make_pair('v', &x->v)})
+    for (Qkv* x : {&tiled, &naive}) {
+      // A named array, not a braced list of make_pair temporaries: g++ 14 warns about the latter.
+      const std::pair<char, torch::Tensor*> inputs[] = {{'q', &x->q}, {'k', &x->k}, {'v', &x->v}};
+      for (const auto& [name, t] : inputs)
         if (requiring.find(name) != std::string::npos) t->requires_grad_(true);
+    }
     const torch::Tensor out = exercises::tiled_causal_attention(tiled.q, tiled.k, tiled.v, 3);
     REQUIRE(out.requires_grad());
     const torch::Tensor upstream = torch::randn(out.sizes());
