@@ -31,8 +31,11 @@ struct StepModel {
 /// least three distinct ones, and positive steps; std::invalid_argument otherwise. Lesson 02 only
 /// subtracted the smallest step: here every term is estimated, and the model then answers for
 /// sizes that were never measured. Sizes a few per mille apart (3000, 3001, 3003) leave the terms
-/// nearly indistinguishable and the normal equations ill-conditioned; the checks keep consecutive
-/// sizes at least 10 % apart.
+/// nearly indistinguishable and the normal equations ill-conditioned; so do sizes spread too far
+/// (beside 2^50, size 1000's n³ term is 2^-120 of the largest: 1000, 2^33, 2^50 fit a fixed cost of
+/// -391 µs where the truth is 12), and steps far from any real one (1e-130 µs) take the weights
+/// 1/step² out of a double's range. The checks keep consecutive sizes at least 10 % apart, every
+/// positive size within a factor of 2^40 of the largest, and steps from 1 µs to 1e32 µs.
 StepModel fit_step_model(const std::vector<std::pair<std::int64_t, double>>& points);
 
 /// The smallest power of two n in [lo, hi] at which the model says the step is compute-bound

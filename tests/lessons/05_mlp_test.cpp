@@ -367,6 +367,25 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
   CHECK(d[3].gemm_us == doctest::Approx(18 + 8));
 }
 
+TEST_CASE("a stage region inside another stage's region is a region of both: each stage counts its own") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // act_mul [60, 90] us holds an up_proj [62, 80] (a fused call that labels its inner GEMM) with an
+  // aten::mm [63, 79]: up_proj counts it as any of its regions, act_mul keeps its whole span.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
+                             make_event("act_mul", 60000, 90000, region), make_event("up_proj", 62000, 80000, region),
+                             make_event("aten::mm", 63000, 79000), make_event("down_proj", 90000, 100000, region)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[1].total_us == doctest::Approx(18));
+  CHECK(s[1].self_us == doctest::Approx(2));
+  CHECK(s[1].gemm_us == doctest::Approx(16));
+  CHECK(s[2].total_us == doctest::Approx(30));
+  CHECK(s[2].self_us == doctest::Approx(12));  // 30 minus its direct child up_proj's 18
+  CHECK(s[2].gemm_us == doctest::Approx(16));  // the GEMM lies beneath act_mul too
+}
+
 TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {
   using testing::make_event;
   using workbook::Category;

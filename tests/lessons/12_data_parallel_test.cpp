@@ -447,14 +447,16 @@ struct SumWhenWaited : c10d::Work {
 
 namespace {
 
-// Rank 0 of two whose gradients are equal, each all-reduce summed when it is waited for: averaged,
-// the gradients come back as backward made them. `seen`, when given, sees each bucket's buffer as
-// its all-reduce starts.
-workbook::Collectives same_gradients_on_two_ranks(std::function<void(const torch::Tensor&)> seen = nullptr) {
-  return workbook::Collectives(0, 2, [seen](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
-    if (seen) seen(flat);
-    return c10::make_intrusive<SumWhenWaited>(flat, 2);
-  });
+// Rank 0 of `world_size` whose gradients are equal, each all-reduce summed when it is waited for:
+// averaged, the gradients come back as backward made them. `seen`, when given, sees each bucket's
+// buffer as its all-reduce starts.
+workbook::Collectives same_gradients_on_ranks(int world_size,
+                                              std::function<void(const torch::Tensor&)> seen = nullptr) {
+  return workbook::Collectives(0, world_size,
+                               [seen, world_size](const torch::Tensor& flat) -> c10::intrusive_ptr<c10d::Work> {
+                                 if (seen) seen(flat);
+                                 return c10::make_intrusive<SumWhenWaited>(flat, world_size);
+                               });
 }
 
 }  // namespace
@@ -507,8 +509,8 @@ TEST_CASE(
   // gradients: averaged, they come back as backward made them. Each bucket's buffer is float32,
   // as the parameters are (a float64 buffer sends twice the bytes).
   std::vector<std::string> buffer_dtypes;
-  workbook::Collectives group = same_gradients_on_two_ranks(
-      [&](const torch::Tensor& flat) { buffer_dtypes.emplace_back(c10::toString(flat.scalar_type())); });
+  workbook::Collectives group = same_gradients_on_ranks(
+      2, [&](const torch::Tensor& flat) { buffer_dtypes.emplace_back(c10::toString(flat.scalar_type())); });
   torch::manual_seed(7);
   const torch::Tensor x = torch::randn({4, 3}), y = torch::randn({4, 5});
   const std::vector<torch::Tensor> start{torch::randn({3, 5}), torch::randn({3, 5}), torch::randn({4, 5})};
@@ -534,7 +536,7 @@ TEST_CASE(
 TEST_CASE("a gradient that arrives expanded, one value behind every element (stride 0), is averaged too") {
   // sum()'s backward hands p's hook the loss's gradient expanded to p's shape: strides (0, 0).
   // Written to in place, it refuses (one memory location behind many elements).
-  workbook::Collectives group = same_gradients_on_two_ranks();
+  workbook::Collectives group = same_gradients_on_ranks(2);
   const torch::Tensor p = torch::randn({3, 4}).requires_grad_(true), x = torch::randn({3, 4});
   exercises::OverlappedAllreduce sync({p}, group, 1);
   REQUIRE_NOTHROW((x + p).sum().backward());
@@ -600,7 +602,7 @@ TEST_CASE("every step all-reduces the same plan: reverse_order_buckets' buckets,
   // contract's, and every rank must issue the same all-reduces in the same order on every step.
   std::vector<std::int64_t> sizes;
   workbook::Collectives group =
-      same_gradients_on_two_ranks([&](const torch::Tensor& flat) { sizes.push_back(flat.numel()); });
+      same_gradients_on_ranks(2, [&](const torch::Tensor& flat) { sizes.push_back(flat.numel()); });
   torch::manual_seed(1);
   AgainstUse model;
   const std::int64_t bucket_bytes = 1;
@@ -619,6 +621,41 @@ TEST_CASE("every step all-reduces the same plan: reverse_order_buckets' buckets,
     torch::mse_loss(model->forward(b.x), b.target).backward();
     sync.finish();
     CHECK(sizes == plan);
+  }
+}
+
+TEST_CASE("three ranks of float64 parameters: buckets of 8-byte elements, the sum divided by 3 in float64") {
+  // TwoLayers in float64, reversed: fc2.bias 128 bytes, fc2.weight 8192, fc1.bias 512, fc1.weight
+  // 16384. A limit of 8320 bytes packs fc2's two, then fc1.bias alone, then fc1.weight: three
+  // buckets (counted in 4-byte elements, fc1.bias would join fc2's). With three ranks the mean is
+  // a division by 3, not exact as a float32 reciprocal: within a float64 rounding of the truth.
+  std::vector<std::int64_t> sizes;
+  workbook::Collectives group =
+      same_gradients_on_ranks(3, [&](const torch::Tensor& flat) { sizes.push_back(flat.numel()); });
+  TwoLayers model = fresh_model(), twin = fresh_model();
+  model->to(torch::kDouble);
+  twin->to(torch::kDouble);
+  const std::int64_t bucket_bytes = 8320;
+  exercises::OverlappedAllreduce sync(model->parameters(), group, bucket_bytes);
+  std::vector<std::int64_t> plan;
+  for (const auto& members : workbook::reverse_order_buckets(model->parameters(), bucket_bytes)) {
+    std::int64_t numel = 0;
+    for (std::size_t member : members) numel += model->parameters()[member].numel();
+    plan.push_back(numel);
+  }
+  REQUIRE(plan == std::vector<std::int64_t>{16 + 1024, 64, 2048});
+  CHECK(sync.bucket_count() == plan.size());
+  const Batch b = whole_batch();
+  const torch::Tensor x = b.x.to(torch::kDouble), target = b.target.to(torch::kDouble);
+  torch::mse_loss(model->forward(x), target).backward();
+  sync.finish();
+  torch::mse_loss(twin->forward(x), target).backward();
+  CHECK(sizes == plan);
+  const auto mine = model->parameters(), theirs = twin->parameters();
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    CAPTURE(k);
+    CHECK(mine[k].grad().element_size() == 8);  // float64, as the parameters
+    CHECK(all_close(mine[k].grad(), theirs[k].grad(), 1e-12, 0));
   }
 }
 
