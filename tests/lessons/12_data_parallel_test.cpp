@@ -459,6 +459,18 @@ workbook::Collectives same_gradients_on_ranks(int world_size,
                                });
 }
 
+// The element counts of reverse_order_buckets' buckets, in bucket order: what each all-reduce sends.
+std::vector<std::int64_t> planned_bucket_sizes(const std::vector<torch::Tensor>& parameters,
+                                               std::int64_t bucket_bytes) {
+  std::vector<std::int64_t> plan;
+  for (const auto& members : workbook::reverse_order_buckets(parameters, bucket_bytes)) {
+    std::int64_t numel = 0;
+    for (std::size_t member : members) numel += parameters[member].numel();
+    plan.push_back(numel);
+  }
+  return plan;
+}
+
 }  // namespace
 
 // An all-reduce over `world_size` ranks that all hold this rank's gradients, reading the bucket
@@ -607,12 +619,7 @@ TEST_CASE("every step all-reduces the same plan: reverse_order_buckets' buckets,
   AgainstUse model;
   const std::int64_t bucket_bytes = 1;
   exercises::OverlappedAllreduce sync(model->parameters(), group, bucket_bytes);
-  std::vector<std::int64_t> plan;
-  for (const auto& members : workbook::reverse_order_buckets(model->parameters(), bucket_bytes)) {
-    std::int64_t numel = 0;
-    for (std::size_t member : members) numel += model->parameters()[member].numel();
-    plan.push_back(numel);
-  }
+  const std::vector<std::int64_t> plan = planned_bucket_sizes(model->parameters(), bucket_bytes);
   const Batch b = whole_batch();
   for (int step = 0; step < 3; ++step) {
     CAPTURE(step);
@@ -637,12 +644,7 @@ TEST_CASE("three ranks of float64 parameters: buckets of 8-byte elements, the su
   twin->to(torch::kDouble);
   const std::int64_t bucket_bytes = 8320;
   exercises::OverlappedAllreduce sync(model->parameters(), group, bucket_bytes);
-  std::vector<std::int64_t> plan;
-  for (const auto& members : workbook::reverse_order_buckets(model->parameters(), bucket_bytes)) {
-    std::int64_t numel = 0;
-    for (std::size_t member : members) numel += model->parameters()[member].numel();
-    plan.push_back(numel);
-  }
+  const std::vector<std::int64_t> plan = planned_bucket_sizes(model->parameters(), bucket_bytes);
   REQUIRE(plan == std::vector<std::int64_t>{16 + 1024, 64, 2048});
   CHECK(sync.bucket_count() == plan.size());
   const Batch b = whole_batch();
