@@ -32,9 +32,10 @@ struct StageTime {
 /// region on the device lane, a gpu_user_annotation: not a forward) around the stage regions above,
 /// named exactly so (at any depth beneath it, inside another stage's region too; a stage region
 /// outside every forward belongs to none and is not counted; a stage a forward lacks counts as zero
-/// time in it), with `tokens` rows (batch x sequence; 0 too, an empty batch), model width `dim` and
-/// hidden width `hidden`. The FLOPs are yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H, exactly:
-/// every count below 2^63 fits an int64, while a double rounds past 2^53), not the profiler's estimate.
+/// time in it), with `tokens` rows (batch x sequence), model width `dim` and hidden width `hidden`,
+/// each 0 too (an empty batch or layer: no FLOPs, and the stages' times still as recorded). The
+/// FLOPs are yours to count (a [T, D] x [D, H] GEMM is 2·T·D·H, exactly: every count below 2^63 fits
+/// an int64, while a double rounds past 2^53), not the profiler's estimate.
 /// Throws std::invalid_argument when the profile has no host "mlp_forward" region (a device mirror
 /// alone is no forward).
 std::vector<StageTime> stage_breakdown(const workbook::Profile& profile, std::int64_t tokens, std::int64_t dim,

@@ -1,6 +1,8 @@
 // Checks of exercise 03: view or copy, for eight operations, from the tensors and the profile.
 #include "workbook_doctest.h"
 
+#include <c10/core/CPUAllocator.h>
+
 #include "03_linear_t.h"
 #include "region_observer.h"
 #include "workbook/profiler/region.h"
@@ -222,6 +224,7 @@ TEST_CASE("an empty tensor's copy shares no storage, though both data pointers a
   const auto view = exercises::view_or_copy([](const torch::Tensor& t) { return t.t(); }, empty);
   CHECK(view.shares_storage);
   CHECK(view.same_data_ptr);
+  CHECK(view.is_view);  // no elements, but a view all the same: shared, nothing copied or allocated
 }
 
 TEST_CASE("the call runs once inside one region named op, as the contract says") {
@@ -287,6 +290,16 @@ TEST_CASE("the profile tells what the tensors cannot: a hidden copy beside a vie
       x);
   CHECK(product.bytes_allocated >= std::int64_t(x.numel() * x.element_size()));
   CHECK_FALSE(product.is_view);
+  // An allocation beneath the call outside every op (the allocator called directly, as a custom
+  // kernel or an extension does): beneath the call too (trial 41).
+  const auto raw = exercises::view_or_copy(
+      [](const torch::Tensor& t) {
+        const c10::DataPtr scratch = c10::GetCPUAllocator()->allocate(4096);
+        return t.t();
+      },
+      x);
+  CHECK(raw.bytes_allocated >= 4096);
+  CHECK_FALSE(raw.is_view);
   const auto itself = exercises::view_or_copy(
       [](const torch::Tensor& t) {
         const torch::Tensor scratch = t.clone();

@@ -4,6 +4,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 
+#include <array>
 #include <stdexcept>
 
 #include "05_mlp.h"
@@ -316,11 +317,19 @@ TEST_CASE("FLOPs at a real model's size: 2 T D H does not fit in 32 bits") {
   CHECK(s[3].flops == std::int64_t(2) * 8192 * 4096 * 16384);
 }
 
-TEST_CASE("an empty batch is a size too: no tokens, no FLOPs, no error") {
-  // tokens = 0 (a batch of none, as lesson 09's step allows): every stage's GEMM does 2·0·D·H = 0 FLOPs.
-  const auto s = exercises::stage_breakdown(one_gemm_forward(), 0, 4096, 16384);
-  REQUIRE(s.size() == 4);
-  for (const auto& stage : s) CHECK(stage.flops == 0);
+TEST_CASE("an empty batch is a size too: no tokens, no FLOPs, no error, and the times the profile recorded") {
+  // tokens = 0 (a batch of none, as lesson 09's step allows): every stage's GEMM does 2·0·D·H = 0
+  // FLOPs; so does a layer of width 0. The regions still ran: their times are the profile's.
+  for (const auto& [tokens, dim, hidden] : {std::array<std::int64_t, 3>{0, 4096, 16384}, {8, 0, 16}, {8, 16, 0}}) {
+    CAPTURE(tokens);
+    CAPTURE(dim);
+    CAPTURE(hidden);
+    const auto s = exercises::stage_breakdown(one_gemm_forward(), tokens, dim, hidden);
+    REQUIRE(s.size() == 4);
+    for (const auto& stage : s) CHECK(stage.flops == 0);
+    CHECK(s[0].total_us == doctest::Approx(30));
+    CHECK(s[0].gemm_us == doctest::Approx(20));
+  }
 }
 
 TEST_CASE("FLOPs are counted exactly: past 2^53 a double would round 2 T D H") {
@@ -441,11 +450,16 @@ TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear a
   using workbook::Category;
   const auto region = Category::user_annotation;
   // A trace recorded from Python: aten::linear [5, 25] us holds the aten::addmm [6, 24] us that does the work.
+  // up_proj holds an aten::_addmm_activation [31, 59] us (a GEMM with its activation fused, as
+  // torch.compile emits on a GPU): not one of the two names the contract counts.
   const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::linear", 5000, 25000), make_event("aten::addmm", 6000, 24000)});
+                             make_event("aten::linear", 5000, 25000), make_event("aten::addmm", 6000, 24000),
+                             make_event("up_proj", 30000, 60000, region),
+                             make_event("aten::_addmm_activation", 31000, 59000)});
   const auto s = exercises::stage_breakdown(p, 10, 20, 30);
   REQUIRE(s.size() == 4);
   CHECK(s[0].gemm_us == doctest::Approx(18));
+  CHECK(s[1].gemm_us == 0);
 }
 
 TEST_CASE("a GEMM beneath act_mul counts in its gemm_us and share: only its FLOPs and rate are 0 by definition") {
