@@ -301,6 +301,8 @@ TEST_CASE("the scan reaches every power of two up to hi < 2^62: 2^61 too") {
   CHECK(exercises::predicted_crossover(model, 1, below_2_pow_62) == (std::int64_t(1) << 61));
   CHECK(exercises::predicted_crossover(model, std::int64_t(1) << 60, below_2_pow_62) == (std::int64_t(1) << 61));
   CHECK(exercises::predicted_crossover(model, 1, (std::int64_t(1) << 61) - 1) == 0);
+  // Past 2^61 the range holds no power of two: 2^61 itself lies below lo (trial 42).
+  CHECK(exercises::predicted_crossover(model, (std::int64_t(1) << 61) + 1, below_2_pow_62) == 0);
 }
 
 TEST_CASE("just below one half is not one half: no tolerance in the comparison") {

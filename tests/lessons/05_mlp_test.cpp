@@ -395,6 +395,20 @@ TEST_CASE("a stage region inside another stage's region is a region of both: eac
   CHECK(s[2].gemm_us == doctest::Approx(16));  // the GEMM lies beneath act_mul too
 }
 
+TEST_CASE("a forward nested in another is a forward too: its stages count in both") {
+  using testing::make_event;
+  using workbook::Category;
+  const auto region = Category::user_annotation;
+  // The outer forward [0, 100] us has a gate_proj [0, 20] of its own and holds a second forward
+  // [30, 80] with a gate_proj [30, 50]: two forwards, 20 + 20 us in the outer, 20 in the inner.
+  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
+                             make_event("mlp_forward", 30000, 80000, region),
+                             make_event("gate_proj", 30000, 50000, region)});
+  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].total_us == doctest::Approx((40 + 20) / 2.0));
+}
+
 TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {
   using testing::make_event;
   using workbook::Category;
