@@ -18,7 +18,8 @@ namespace exercises {
 /// the profile of one call shows exactly one aten::addmm, no aten::add or aten::add_, no copy of
 /// x or of W (W's transpose is a view: addmm reads it as the BLAS's transposed operand), and exactly
 /// one allocation the size of the output: the 3-D result must be a view of the
-/// GEMM's 2-D output, contiguous like F::linear's result (row-major [B, S, N]). x is contiguous.
+/// GEMM's 2-D output, contiguous like F::linear's result (row-major [B, S, N]). x is contiguous;
+/// W and b may be strided views (read as they are: a copy of either is a copy too).
 torch::Tensor linear_3d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b);
 //! [contract]
 

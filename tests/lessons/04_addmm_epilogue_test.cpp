@@ -4,6 +4,7 @@
 #include <torch/nn/functional/linear.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "04_addmm_epilogue.h"
@@ -205,14 +206,21 @@ TEST_CASE("per call: one addmm, no separate add, no copy of x or W, one output-s
   // contiguous x only): W.t() is then contiguous, and a W.contiguous() would copy (trial 31).
   const torch::Tensor w_as_view = in.w.t().contiguous().t();
   REQUIRE_FALSE(w_as_view.is_contiguous());
-  for (const torch::Tensor& w : {in.w, w_as_view}) {
+  // And b every other element of a [2N] buffer: addmm broadcasts a strided bias as it is, and a
+  // b.contiguous() would copy it (trial 42).
+  const torch::Tensor b_strided = torch::stack({in.b, torch::zeros_like(in.b)}, 1).select(1, 0);
+  REQUIRE_FALSE(b_strided.is_contiguous());
+  const std::pair<torch::Tensor, torch::Tensor> weights_and_biases[] = {
+      {in.w, in.b}, {w_as_view, in.b}, {in.w, b_strided}};
+  for (const auto& w_and_b : weights_and_biases) {
+    const torch::Tensor &w = w_and_b.first, &b = w_and_b.second;  // named, for the lambda below (C++17)
     CAPTURE(w.is_contiguous());
+    CAPTURE(b.is_contiguous());
     // Its values too: W's strides are its own (trial 32: an as_strided transpose that assumed a
     // contiguous W read the view's buffer in the wrong order).
-    CHECK(
-        torch::allclose(exercises::linear_3d(in.x, w, in.b), torch::nn::functional::linear(in.x, w, in.b), 1e-4, 1e-4));
+    CHECK(torch::allclose(exercises::linear_3d(in.x, w, b), torch::nn::functional::linear(in.x, w, b), 1e-4, 1e-4));
     const auto p = testing::record_forwards(
-        "forward", [&] { exercises::linear_3d(in.x, w, in.b); }, options);
+        "forward", [&] { exercises::linear_3d(in.x, w, b); }, options);
     const auto regions = p.find("forward");
     REQUIRE(regions.size() == 3);
     const std::int64_t out_bytes = B * S * N * std::int64_t(sizeof(float));
