@@ -36,7 +36,9 @@ struct PhaseReport {
 /// same steps and is accepted too; a step run before the session starts is not: the recorded steps
 /// must be ProfilerStep#1 to ProfilerStep#steps), each phase
 /// inside a workbook::Region named after it, in the order of TrainingStep, and reports from the
-/// profile. Lesson 08 wrote such a loop for its own model; here the loop is given to you in pieces.
+/// profile. Lesson 08 wrote such a loop for its own model; here the loop is given to you in pieces:
+/// run the caller's own five calls, never copies of them (a call may keep state, as a loader's
+/// iterator does, and the caller's next call goes on from where the steps left it).
 PhaseReport profile_training(const TrainingStep& step, int steps);
 //! [contract]
 

@@ -31,8 +31,10 @@ namespace exercises {
 ///   tensor, a transposed one too: autograd lays its grad() out like the parameter. What counts
 ///   is grad()'s values: finish() may write them in place or set a new tensor of any layout.
 /// One backward per step, each step's finish() before the next backward; gradients set to none or
-/// zeroed between steps. The hooks are removed when the object is destroyed. The parameters hold
-/// fewer than 2^31 elements in all (8 GiB of float gradients): a bucket's offsets fit an int.
+/// zeroed between steps. The hooks are removed when the object is destroyed. Objects over other
+/// parameters may be alive at once (two models trained side by side): each keeps its own. The
+/// parameters hold fewer than 2^31 elements in all (8 GiB of float gradients): a bucket's offsets
+/// fit an int.
 class OverlappedAllreduce {
  public:
   /// Plans the buckets and registers one hook per parameter. Throws std::invalid_argument when

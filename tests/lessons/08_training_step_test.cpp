@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "08_training_step.h"
 #include "region_observer.h"
@@ -236,6 +237,19 @@ TEST_CASE("the warm-up step is the first call, and every recorded step holds a w
     const auto parent = p.parent(p.find(name).at(0));
     CHECK((parent && p[*parent].name == "forward"));
   }
+}
+
+TEST_CASE("the caller's own calls run, never copies of them: a call that keeps its own state moves on") {
+  // A forward that walks through batches in its own (mutable) state, as a data loader's iterator
+  // does: the warm-up and the recorded steps take batches 0, 1, 2, and the caller's next forward
+  // takes batch 3. Copies of the call would each start again at 0, and leave the caller's at 0.
+  std::vector<int> batches;
+  exercises::TrainingStep walking{[] {}, [&batches, batch = 0]() mutable { batches.push_back(batch++); }, [] {}, [] {},
+                                  [] {}};
+  exercises::profile_training(walking, 2);
+  CHECK(batches == std::vector<int>{0, 1, 2});
+  walking.forward();
+  CHECK(batches.back() == 3);
 }
 
 TEST_CASE("the dominant phase is the mean over the recorded steps, not the last step's") {

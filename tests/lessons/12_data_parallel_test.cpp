@@ -661,6 +661,36 @@ TEST_CASE("three ranks of float64 parameters: buckets of 8-byte elements, the su
   }
 }
 
+TEST_CASE("two objects alive at once, over two models: each averages its own model's gradients") {
+  // Two models trained side by side (a generator and a discriminator, say), each with its own
+  // object: the hooks of each reach their own object's buckets, whichever was made last.
+  workbook::Collectives group = same_gradients_on_ranks(2);
+  TwoLayers first = fresh_model(), first_twin = fresh_model();
+  torch::manual_seed(2);
+  TwoLayers second;
+  torch::manual_seed(2);
+  TwoLayers second_twin;
+  exercises::OverlappedAllreduce first_sync(first->parameters(), group, kOneWeightPerBucket);
+  exercises::OverlappedAllreduce second_sync(second->parameters(), group, kOneWeightPerBucket);
+  const Batch b = whole_batch();
+  torch::mse_loss(first->forward(b.x), b.target).backward();
+  REQUIRE_NOTHROW(first_sync.finish());
+  torch::mse_loss(second->forward(b.x), b.target).backward();
+  REQUIRE_NOTHROW(second_sync.finish());
+  torch::mse_loss(first_twin->forward(b.x), b.target).backward();
+  torch::mse_loss(second_twin->forward(b.x), b.target).backward();
+  const auto check_gradients = [](TwoLayers& model, TwoLayers& twin) {
+    const auto mine = model->parameters(), theirs = twin->parameters();
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      CAPTURE(k);
+      REQUIRE(mine[k].grad().defined());
+      CHECK(all_close(mine[k].grad(), theirs[k].grad()));
+    }
+  };
+  check_gradients(first, first_twin);
+  check_gradients(second, second_twin);
+}
+
 TEST_CASE("the hooks go with the object: a later backward starts no all-reduce, and other hooks stay") {
   OneRank one;
   TwoLayers model = fresh_model();
