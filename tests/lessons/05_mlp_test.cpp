@@ -6,6 +6,8 @@
 
 #include <array>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "05_mlp.h"
 #include "record_forwards.h"
@@ -53,6 +55,14 @@ const workbook::Profile& recorded() {
     return testing::record_forwards("mlp_forward", [&] { mlp->forward(x); });
   }();
   return p;
+}
+
+// The four stages of a synthetic profile, at 10 tokens, width 20 and hidden width 30 (sizes that
+// matter only to the FLOPs).
+std::vector<exercises::StageTime> stages_of(std::vector<workbook::Event> events) {
+  auto s = exercises::stage_breakdown(workbook::Profile(std::move(events)), 10, 20, 30);
+  REQUIRE(s.size() == 4);
+  return s;
 }
 
 }  // namespace
@@ -158,17 +168,15 @@ TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, add
   const auto region = Category::user_annotation;
   // Forward 1 [0, 100] us, forward 2 [200, 400] us. In forward 2 gate's aten::mm spends 40 of its
   // 80 us in a child op, and in forward 1 up_proj's GEMM is an aten::addmm.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
-                             make_event("aten::addmm", 35000, 55000), make_event("act_mul", 60000, 70000, region),
-                             make_event("down_proj", 70000, 100000, region), make_event("aten::mm", 72000, 97000),
-                             make_event("mlp_forward", 200000, 400000, region),
-                             make_event("gate_proj", 200000, 290000, region), make_event("aten::mm", 205000, 285000),
-                             make_event("aten::resize_", 210000, 250000), make_event("up_proj", 290000, 330000, region),
-                             make_event("aten::mm", 292000, 328000), make_event("act_mul", 330000, 360000, region),
-                             make_event("down_proj", 360000, 400000, region), make_event("aten::mm", 362000, 398000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
+                            make_event("aten::addmm", 35000, 55000), make_event("act_mul", 60000, 70000, region),
+                            make_event("down_proj", 70000, 100000, region), make_event("aten::mm", 72000, 97000),
+                            make_event("mlp_forward", 200000, 400000, region),
+                            make_event("gate_proj", 200000, 290000, region), make_event("aten::mm", 205000, 285000),
+                            make_event("aten::resize_", 210000, 250000), make_event("up_proj", 290000, 330000, region),
+                            make_event("aten::mm", 292000, 328000), make_event("act_mul", 330000, 360000, region),
+                            make_event("down_proj", 360000, 400000, region), make_event("aten::mm", 362000, 398000)});
   CHECK(s[0].total_us == doctest::Approx((30 + 90) / 2.0));  // the mean of both forwards, not the first
   CHECK(s[0].gemm_us == doctest::Approx((20 + 80) / 2.0));   // the GEMM's total time, its child included
   CHECK(s[0].self_us == doctest::Approx((10 + 10) / 2.0));
@@ -208,11 +216,9 @@ TEST_CASE("a stage no forward ran, or one without GEMM time: share and rate are 
   using workbook::Category;
   const auto region = Category::user_annotation;
   // One forward: gate_proj holds no GEMM at all, and down_proj never ran.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("up_proj", 30000, 60000, region), make_event("aten::mm", 35000, 55000),
-                             make_event("act_mul", 60000, 70000, region)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("up_proj", 30000, 60000, region), make_event("aten::mm", 35000, 55000),
+                            make_event("act_mul", 60000, 70000, region)});
   CHECK(s[0].flops == 2 * 10 * 20 * 30);  // counted from the shapes, ran or not
   CHECK(s[0].gemm_us == 0);
   CHECK(s[0].gemm_gflops == 0);  // FLOPs over no GEMM time: no rate, not infinity
@@ -228,12 +234,10 @@ TEST_CASE("two forwards inside one step: the means are per forward, not per step
   using workbook::Category;
   const auto region = Category::user_annotation;
   // Two micro-batches in ProfilerStep#1, each a forward whose gate_proj (30 us) holds a 20 us GEMM.
-  const workbook::Profile p({make_event("ProfilerStep#1", 0, 300000, region),
-                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000), make_event("mlp_forward", 150000, 250000, region),
-                             make_event("gate_proj", 150000, 180000, region), make_event("aten::mm", 155000, 175000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("ProfilerStep#1", 0, 300000, region),
+                            make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("aten::mm", 5000, 25000), make_event("mlp_forward", 150000, 250000, region),
+                            make_event("gate_proj", 150000, 180000, region), make_event("aten::mm", 155000, 175000)});
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
   CHECK(s[0].gemm_gflops == doctest::Approx(2.0 * 10 * 20 * 30 / 20e3));
@@ -245,12 +249,10 @@ TEST_CASE("self time subtracts every host child: a Python module's span and a ru
   const auto region = Category::user_annotation;
   // As a GPU trace recorded from Python has them: gate_proj holds an nn.Module span around its
   // aten::mm, act_mul launches a kernel straight from the region (a cudaLaunchKernel call).
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("nn.Module: Linear_0", 2000, 28000, Category::other),
-                             make_event("aten::mm", 5000, 25000), make_event("act_mul", 40000, 50000, region),
-                             make_event("cudaLaunchKernel", 41000, 48000, Category::runtime)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("nn.Module: Linear_0", 2000, 28000, Category::other),
+                            make_event("aten::mm", 5000, 25000), make_event("act_mul", 40000, 50000, region),
+                            make_event("cudaLaunchKernel", 41000, 48000, Category::runtime)});
   CHECK(s[0].self_us == doctest::Approx(4));  // 30 - 26
   CHECK(s[0].gemm_us == doctest::Approx(20));
   CHECK(s[2].self_us == doctest::Approx(3));  // 10 - 7
@@ -287,11 +289,9 @@ TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
     e.thread = 7;
     return e;
   };
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000), mirror("mlp_forward", 10000, 120000),
-                             mirror("gate_proj", 10000, 45000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("aten::mm", 5000, 25000), mirror("mlp_forward", 10000, 120000),
+                            mirror("gate_proj", 10000, 45000)});
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
   // A profile whose only mlp_forward is a device mirror holds no forward: an error, not means of 0 / 0.
@@ -344,14 +344,12 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
   using workbook::Category;
   const auto region = Category::user_annotation;
   // One forward; gate_proj runs twice in it (20 us each, each with two 8 us GEMMs).
-  const workbook::Profile p({make_event("mlp_forward", 0, 200000, region), make_event("gate_proj", 0, 20000, region),
-                             make_event("aten::mm", 1000, 9000), make_event("aten::mm", 10000, 18000),
-                             make_event("gate_proj", 20000, 40000, region), make_event("aten::mm", 21000, 29000),
-                             make_event("aten::mm", 30000, 38000), make_event("up_proj", 40000, 60000, region),
-                             make_event("act_mul", 60000, 70000, region),
-                             make_event("down_proj", 70000, 100000, region)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s =
+      stages_of({make_event("mlp_forward", 0, 200000, region), make_event("gate_proj", 0, 20000, region),
+                 make_event("aten::mm", 1000, 9000), make_event("aten::mm", 10000, 18000),
+                 make_event("gate_proj", 20000, 40000, region), make_event("aten::mm", 21000, 29000),
+                 make_event("aten::mm", 30000, 38000), make_event("up_proj", 40000, 60000, region),
+                 make_event("act_mul", 60000, 70000, region), make_event("down_proj", 70000, 100000, region)});
   CHECK(s[0].total_us == doctest::Approx(40));  // both regions of the forward
   CHECK(s[0].gemm_us == doctest::Approx(32));   // all four GEMMs' time in the forward, not one GEMM's mean
   // A gate_proj region nested in another (a wrapper that labels its own call again) is a region of
@@ -382,11 +380,9 @@ TEST_CASE("a stage region inside another stage's region is a region of both: eac
   const auto region = Category::user_annotation;
   // act_mul [60, 90] us holds an up_proj [62, 80] (a fused call that labels its inner GEMM) with an
   // aten::mm [63, 79]: up_proj counts it as any of its regions, act_mul keeps its whole span.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
-                             make_event("act_mul", 60000, 90000, region), make_event("up_proj", 62000, 80000, region),
-                             make_event("aten::mm", 63000, 79000), make_event("down_proj", 90000, 100000, region)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
+                            make_event("act_mul", 60000, 90000, region), make_event("up_proj", 62000, 80000, region),
+                            make_event("aten::mm", 63000, 79000), make_event("down_proj", 90000, 100000, region)});
   CHECK(s[1].total_us == doctest::Approx(18));
   CHECK(s[1].self_us == doctest::Approx(2));
   CHECK(s[1].gemm_us == doctest::Approx(16));
@@ -401,11 +397,9 @@ TEST_CASE("a forward nested in another is a forward too: its stages count in bot
   const auto region = Category::user_annotation;
   // The outer forward [0, 100] us has a gate_proj [0, 20] of its own and holds a second forward
   // [30, 80] with a gate_proj [30, 50]: two forwards, 20 + 20 us in the outer, 20 in the inner.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
-                             make_event("mlp_forward", 30000, 80000, region),
-                             make_event("gate_proj", 30000, 50000, region)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s =
+      stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
+                 make_event("mlp_forward", 30000, 80000, region), make_event("gate_proj", 30000, 50000, region)});
   CHECK(s[0].total_us == doctest::Approx((40 + 20) / 2.0));
 }
 
@@ -414,12 +408,10 @@ TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a 
   using workbook::Category;
   const auto region = Category::user_annotation;
   // mlp_forward -> geglu -> the stages; gate_proj runs twice with up_proj between them.
-  const workbook::Profile p({make_event("mlp_forward", 0, 200000, region), make_event("geglu", 0, 190000, region),
-                             make_event("gate_proj", 0, 20000, region), make_event("up_proj", 20000, 40000, region),
-                             make_event("gate_proj", 40000, 60000, region), make_event("act_mul", 60000, 70000, region),
-                             make_event("down_proj", 70000, 100000, region)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 200000, region), make_event("geglu", 0, 190000, region),
+                            make_event("gate_proj", 0, 20000, region), make_event("up_proj", 20000, 40000, region),
+                            make_event("gate_proj", 40000, 60000, region), make_event("act_mul", 60000, 70000, region),
+                            make_event("down_proj", 70000, 100000, region)});
   CHECK(s[0].total_us == doctest::Approx(40));  // 20 + 20, not the 60 from the first start to the last end
   CHECK(s[1].total_us == doctest::Approx(20));
   CHECK(s[3].total_us == doctest::Approx(30));
@@ -430,14 +422,11 @@ TEST_CASE("a stage counts only inside a forward, even when a step region holds i
   using workbook::Category;
   const auto region = Category::user_annotation;
   // As a Session records: ProfilerStep#1 holds the forward and, outside it, a stray gate_proj.
-  const workbook::Profile p({make_event("ProfilerStep#1", 0, 1000000, region),
-                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
-                             make_event("act_mul", 60000, 70000, region),
-                             make_event("down_proj", 70000, 100000, region),
-                             make_event("gate_proj", 500000, 600000, region), make_event("aten::mm", 510000, 590000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("ProfilerStep#1", 0, 1000000, region),
+                            make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                            make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
+                            make_event("act_mul", 60000, 70000, region), make_event("down_proj", 70000, 100000, region),
+                            make_event("gate_proj", 500000, 600000, region), make_event("aten::mm", 510000, 590000)});
   CHECK(s[0].total_us == doctest::Approx(30));
   CHECK(s[0].gemm_us == doctest::Approx(20));
 }
@@ -466,12 +455,10 @@ TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear a
   // A trace recorded from Python: aten::linear [5, 25] us holds the aten::addmm [6, 24] us that does the work.
   // up_proj holds an aten::_addmm_activation [31, 59] us (a GEMM with its activation fused, as
   // torch.compile emits on a GPU): not one of the two names the contract counts.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
-                             make_event("aten::linear", 5000, 25000), make_event("aten::addmm", 6000, 24000),
-                             make_event("up_proj", 30000, 60000, region),
-                             make_event("aten::_addmm_activation", 31000, 59000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s =
+      stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
+                 make_event("aten::linear", 5000, 25000), make_event("aten::addmm", 6000, 24000),
+                 make_event("up_proj", 30000, 60000, region), make_event("aten::_addmm_activation", 31000, 59000)});
   CHECK(s[0].gemm_us == doctest::Approx(18));
   CHECK(s[1].gemm_us == 0);
 }
@@ -481,10 +468,8 @@ TEST_CASE("a GEMM beneath act_mul counts in its gemm_us and share: only its FLOP
   const auto region = workbook::Category::user_annotation;
   // An activation written as a matrix product (a gate mixed by a small GEMM): act_mul [60, 70] us
   // holds aten::mm [61, 66] us. The contract's gemm_us is every stage's; flops is 0 for act_mul.
-  const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("act_mul", 60000, 70000, region),
-                             make_event("aten::mm", 61000, 66000)});
-  const auto s = exercises::stage_breakdown(p, 10, 20, 30);
-  REQUIRE(s.size() == 4);
+  const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("act_mul", 60000, 70000, region),
+                            make_event("aten::mm", 61000, 66000)});
   CHECK(s[2].gemm_us == doctest::Approx(5));
   CHECK(s[2].gemm_share == doctest::Approx(0.5));
   CHECK(s[2].flops == 0);
