@@ -75,6 +75,10 @@ TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does no
   const std::int64_t odd = exercises::predict_training_peak_bytes({4097, 4099, 11001});
   // T·H past 2^53 with odd sizes: a count kept in double loses its last bits (trial 37: 92 bytes short).
   const std::int64_t past_double = exercises::predict_training_peak_bytes({300000007, 3, 300000001});
+  // The other two nodes' peaks, exact at large shapes too (trial 44): gate's (T·H + 2·T·D + 3·D·H,
+  // the weights far larger than the activations) and down's (5·T·H + 3·T·D + D·H, dim wider than hidden).
+  const std::int64_t gate_peak = exercises::predict_training_peak_bytes({8, 65536, 65536});
+  const std::int64_t down_peak = exercises::predict_training_peak_bytes({65537, 32771, 4099});
   const workbook::Profile p = session.finish();
   // The model the recorded checks above confirm, at a size no test machine should run: the same
   // sequence of nodes gives 4 x 653 262 848 bytes. Within 16 bytes, as the contract's "a few bytes":
@@ -89,6 +93,8 @@ TEST_CASE("the prediction is arithmetic: nothing runs, and a 2.6 GB step does no
   within_a_few_bytes(largest, 107911053312);
   within_a_few_bytes(odd, 1396427548);
   within_a_few_bytes(past_double, 2160000068400000348);
+  within_a_few_bytes(gate_peak, 51545899008);
+  within_a_few_bytes(down_peak, 31682592900);
   CHECK(p.of_category(workbook::Category::cpu_op).empty());
 }
 
