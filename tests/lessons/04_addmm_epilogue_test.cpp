@@ -99,6 +99,13 @@ TEST_CASE("with an nn::Linear's parameters, backward reaches the weight and the 
   REQUIRE(b.grad().defined());
   CHECK(torch::allclose(w.grad(), w_twin.grad(), 1e-4, 1e-4));
   CHECK(torch::allclose(b.grad(), b_twin.grad(), 1e-4, 1e-4));
+  // The bias alone trained (x and W frozen, as in bias-only fine-tuning): backward reaches it (trial 45).
+  const torch::Tensor b_only = torch::randn({6}, torch::requires_grad());
+  const torch::Tensor b_only_twin = b_only.detach().clone().requires_grad_();
+  exercises::linear_3d(x, w_fixed, b_only).square().sum().backward();
+  torch::nn::functional::linear(x, w_fixed, b_only_twin).square().sum().backward();
+  REQUIRE(b_only.grad().defined());
+  CHECK(torch::allclose(b_only.grad(), b_only_twin.grad(), 1e-4, 1e-4));
 }
 
 TEST_CASE(
@@ -164,6 +171,9 @@ TEST_CASE("an empty batch or an empty sequence gives an empty result, as F::line
   CHECK(exercises::linear_3d(torch::randn({0, 3, 8}), w, b).sizes().vec() == std::vector<std::int64_t>{0, 3, 6});
   // A -1 beside a 0 cannot be inferred: view({-1, S, N}) of the empty output throws.
   CHECK(exercises::linear_3d(torch::randn({2, 0, 8}), w, b).sizes().vec() == std::vector<std::int64_t>{2, 0, 6});
+  // A layer of no outputs (W [0, D], b [0]) too: the result is [B, S, 0] (trial 45).
+  CHECK(exercises::linear_3d(torch::randn({2, 3, 8}), torch::randn({0, 8}), torch::randn({0})).sizes().vec() ==
+        std::vector<std::int64_t>{2, 3, 0});
   // Empty is still F::linear's result: its dtype too (an empty tensor made with default options is
   // float32 whatever came in).
   const auto wd = torch::randn({6, 8}, torch::kDouble), bd = torch::randn({6}, torch::kDouble);
