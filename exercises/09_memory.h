@@ -11,8 +11,8 @@ namespace exercises {
 /// hidden width `hidden` (gate and up are dim -> hidden, down is hidden -> dim).
 struct StepShapes {
   std::int64_t tokens = 0;  ///< T: rows of x and of the target (0 too: an empty batch still trains)
-  std::int64_t dim = 0;     ///< model width
-  std::int64_t hidden = 0;  ///< hidden width
+  std::int64_t dim = 0;     ///< model width, at least 1 (nn::Linear cannot initialise a layer of no width)
+  std::int64_t hidden = 0;  ///< hidden width, at least 1
 };
 
 /// Predicts, without running anything, the most bytes live at once during one training step —

@@ -17,7 +17,7 @@ namespace exercises {
 /// measure allocations in bytes). Query i attends to keys 0..i (itself included). Lesson 11 showed
 /// what naive attention and SDPA's math path allocate; the checks profile your function's memory.
 /// seq may be 0: the result is then empty, of q's shape and on q's device; it is below 2^24 (positions are
-/// exact in float32 too). batch and heads may be 0 as well (an empty result of q's shape). With
+/// exact in float32 too). batch, heads and head_dim may be 0 as well (an empty result of q's shape). With
 /// grad on and inputs that require grad the result is differentiable, as a training step needs:
 /// backward reaches q, k and v with the naive attention's gradients. Each call computes from the
 /// values its inputs hold then. A NaN in q or k gives NaN where that formula does (a query that

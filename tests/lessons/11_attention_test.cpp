@@ -246,9 +246,9 @@ TEST_CASE("each call reads its inputs' values then: q changed in place gives a n
 }
 
 TEST_CASE("empty inputs that require grad give a result backward goes through, as the formula's does") {
-  // An empty sequence, batch or head count in a training step: no values, but the result is on
-  // autograd's graph, and backward hands q, k and v empty gradients of their shapes.
-  for (const auto& shape : {std::vector<std::int64_t>{1, 2, 0, 8}, {0, 2, 5, 8}, {2, 0, 5, 8}}) {
+  // An empty sequence, batch or head count, or heads of no width, in a training step: no values,
+  // but the result is on autograd's graph, and backward hands q, k and v empty gradients of their shapes.
+  for (const auto& shape : {std::vector<std::int64_t>{1, 2, 0, 8}, {0, 2, 5, 8}, {2, 0, 5, 8}, {1, 2, 5, 0}}) {
     CAPTURE(shape);
     const torch::Tensor q = torch::randn(shape, torch::requires_grad()),
                         k = torch::randn(shape, torch::requires_grad()),
@@ -266,7 +266,7 @@ TEST_CASE("empty inputs that require grad give a result backward goes through, a
 
 TEST_CASE("an empty batch or no heads is no error either: the result is empty, of q's shape") {
   torch::NoGradGuard no_grad;
-  for (const auto& shape : {std::vector<std::int64_t>{0, 2, 5, 8}, {2, 0, 5, 8}, {0, 0, 0, 8}}) {
+  for (const auto& shape : {std::vector<std::int64_t>{0, 2, 5, 8}, {2, 0, 5, 8}, {0, 0, 0, 8}, {2, 2, 5, 0}}) {
     CAPTURE(shape);
     const torch::Tensor q = torch::randn(shape), k = torch::randn(shape), v = torch::randn(shape);
     const torch::Tensor out = exercises::tiled_causal_attention(q, k, v, 4);
