@@ -16,6 +16,10 @@
 namespace {
 
 namespace nn = torch::nn;
+// The synthetic profiles' vocabulary: events made by hand, the stages and forwards as regions.
+using testing::make_event;
+using workbook::Category;
+constexpr auto region = Category::user_annotation;
 constexpr std::int64_t T = 256, D = 128, H = 512;
 
 // The articles' GeGLU block with a region per stage (the test's own, not the learner's).
@@ -112,8 +116,6 @@ TEST_CASE("hand-counted FLOPs and the rate they imply") {
 }
 
 TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
-  using testing::make_event;
-  using workbook::Category;
   // One forward [0, 100] us: gate_proj [0, 30] with aten::mm [5, 25]; up_proj [30, 60] with
   // aten::mm [35, 55]; act_mul [60, 70]; down_proj [70, 100] with aten::mm [72, 97].
   const workbook::Profile p(
@@ -163,9 +165,6 @@ TEST_CASE("exact numbers on a synthetic profile, and no forward is an error") {
 }
 
 TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, addmm counted too") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // Forward 1 [0, 100] us, forward 2 [200, 400] us. In forward 2 gate's aten::mm spends 40 of its
   // 80 us in a child op, and in forward 1 up_proj's GEMM is an aten::addmm.
   const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
@@ -186,9 +185,6 @@ TEST_CASE("two unequal forwards: means over both, GEMMs by their total time, add
 }
 
 TEST_CASE("a stage is averaged per forward: missing in one counts as zero there, one outside a forward not at all") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // A stray gate_proj [500, 600] us outside every forward; forward 2 has no act_mul.
   const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
                              make_event("aten::mm", 5000, 25000), make_event("up_proj", 30000, 60000, region),
@@ -212,9 +208,6 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
 }
 
 TEST_CASE("a stage no forward ran, or one without GEMM time: share and rate are 0, never NaN or infinity") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // One forward: gate_proj holds no GEMM at all, and down_proj never ran.
   const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
                             make_event("up_proj", 30000, 60000, region), make_event("aten::mm", 35000, 55000),
@@ -230,9 +223,6 @@ TEST_CASE("a stage no forward ran, or one without GEMM time: share and rate are 
 }
 
 TEST_CASE("two forwards inside one step: the means are per forward, not per step") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // Two micro-batches in ProfilerStep#1, each a forward whose gate_proj (30 us) holds a 20 us GEMM.
   const auto s = stages_of({make_event("ProfilerStep#1", 0, 300000, region),
                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
@@ -244,9 +234,6 @@ TEST_CASE("two forwards inside one step: the means are per forward, not per step
 }
 
 TEST_CASE("self time subtracts every host child: a Python module's span and a runtime call too") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // As a GPU trace recorded from Python has them: gate_proj holds an nn.Module span around its
   // aten::mm, act_mul launches a kernel straight from the region (a cudaLaunchKernel call).
   const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
@@ -259,8 +246,6 @@ TEST_CASE("self time subtracts every host child: a Python module's span and a ru
 }
 
 TEST_CASE("self time and GEMM share are not clamped: children that overlap make them negative or over 1") {
-  using testing::make_event;
-  const auto region = workbook::Category::user_annotation;
   // Two ops inside gate_proj whose intervals overlap (clock readings of a real trace can): their
   // totals, 19 + 19 us, exceed the region's 30 us, so its self time is -8 us.
   const workbook::Profile p({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
@@ -278,9 +263,6 @@ TEST_CASE("self time and GEMM share are not clamped: children that overlap make 
 }
 
 TEST_CASE("a GPU trace's device mirrors of the regions are not forwards") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // Kineto mirrors each region on the GPU lane (gpu_user_annotation on stream 7): one forward here.
   auto mirror = [&](const char* name, std::int64_t start, std::int64_t end) {
     workbook::Event e = make_event(name, start, end, region);
@@ -303,8 +285,6 @@ namespace {
 
 // One forward whose gate_proj holds one GEMM: enough for the FLOPs, which come from the shapes.
 workbook::Profile one_gemm_forward() {
-  using testing::make_event;
-  const auto region = workbook::Category::user_annotation;
   return workbook::Profile({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
                             make_event("aten::mm", 5000, 25000)});
 }
@@ -340,9 +320,6 @@ TEST_CASE("FLOPs are counted exactly: past 2^53 a double would round 2 T D H") {
 }
 
 TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one forward add up") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // One forward; gate_proj runs twice in it (20 us each, each with two 8 us GEMMs).
   const auto s =
       stages_of({make_event("mlp_forward", 0, 200000, region), make_event("gate_proj", 0, 20000, region),
@@ -375,9 +352,6 @@ TEST_CASE("per forward means sums: two GEMMs or two regions of a stage in one fo
 }
 
 TEST_CASE("a stage region inside another stage's region is a region of both: each stage counts its own") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // act_mul [60, 90] us holds an up_proj [62, 80] (a fused call that labels its inner GEMM) with an
   // aten::mm [63, 79]: up_proj counts it as any of its regions, act_mul keeps its whole span.
   const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 20000, region),
@@ -392,9 +366,6 @@ TEST_CASE("a stage region inside another stage's region is a region of both: eac
 }
 
 TEST_CASE("a forward nested in another is a forward too: its stages count in both") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // The outer forward [0, 100] us has a gate_proj [0, 20] of its own and holds a second forward
   // [30, 80] with a gate_proj [30, 50]: two forwards, 20 + 20 us in the outer, 20 in the inner.
   const auto s =
@@ -404,9 +375,6 @@ TEST_CASE("a forward nested in another is a forward too: its stages count in bot
 }
 
 TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a span, not only direct children") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // mlp_forward -> geglu -> the stages; gate_proj runs twice with up_proj between them.
   const auto s = stages_of({make_event("mlp_forward", 0, 200000, region), make_event("geglu", 0, 190000, region),
                             make_event("gate_proj", 0, 20000, region), make_event("up_proj", 20000, 40000, region),
@@ -418,9 +386,6 @@ TEST_CASE("a stage's regions are summed wherever they lie in the forward: not a 
 }
 
 TEST_CASE("a stage counts only inside a forward, even when a step region holds it") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // As a Session records: ProfilerStep#1 holds the forward and, outside it, a stray gate_proj.
   const auto s = stages_of({make_event("ProfilerStep#1", 0, 1000000, region),
                             make_event("mlp_forward", 0, 100000, region), make_event("gate_proj", 0, 30000, region),
@@ -432,9 +397,6 @@ TEST_CASE("a stage counts only inside a forward, even when a step region holds i
 }
 
 TEST_CASE("a forward's stages are the regions beneath it, not any region of that name during it") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // Thread 1 runs the forward; meanwhile thread 2 runs a gate_proj of its own (a data loader's
   // model, another request): inside the forward's time, but not beneath it.
   const workbook::Profile p(
@@ -449,9 +411,6 @@ TEST_CASE("a forward's stages are the regions beneath it, not any region of that
 }
 
 TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear around one is not a second GEMM") {
-  using testing::make_event;
-  using workbook::Category;
-  const auto region = Category::user_annotation;
   // A trace recorded from Python: aten::linear [5, 25] us holds the aten::addmm [6, 24] us that does the work.
   // up_proj holds an aten::_addmm_activation [31, 59] us (a GEMM with its activation fused, as
   // torch.compile emits on a GPU): not one of the two names the contract counts.
@@ -464,8 +423,6 @@ TEST_CASE("the GEMMs are aten::mm and aten::addmm: a Python-style aten::linear a
 }
 
 TEST_CASE("a GEMM beneath act_mul counts in its gemm_us and share: only its FLOPs and rate are 0 by definition") {
-  using testing::make_event;
-  const auto region = workbook::Category::user_annotation;
   // An activation written as a matrix product (a gate mixed by a small GEMM): act_mul [60, 70] us
   // holds aten::mm [61, 66] us. The contract's gemm_us is every stage's; flops is 0 for act_mul.
   const auto s = stages_of({make_event("mlp_forward", 0, 100000, region), make_event("act_mul", 60000, 70000, region),
