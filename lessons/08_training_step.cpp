@@ -115,7 +115,7 @@ void list_the_autograd_nodes(const Profile& profile) {
   std::map<std::string, int> nodes;
   for (auto r : profile.find("backward"))
     for (auto d : profile.descendants(r)) {
-      const std::string& name = profile[d].name;
+      const std::string name(profile[d].name);
       if (findings08::is_autograd_node(name)) ++nodes[name];
     }
   fmt::print("\nautograd nodes per step:");

@@ -64,9 +64,9 @@ torch::Tensor staged_forward(Geglu& model, const torch::Tensor& x) {
 std::string where(const Profile& p, EventId memory_event) {
   const auto op = allocating_op(p, memory_event);
   if (!op) return "(outside every op)";
-  std::string text = p[*op].name, node;
+  std::string text(p[*op].name), node;
   for (auto up = p.parent(*op); up; up = p.parent(*up)) {
-    const std::string& name = p[*up].name;
+    const std::string_view name = p[*up].name;
     const auto colon = name.find(": ");
     if (name.rfind("autograd::engine::evaluate_function", 0) == 0 && colon != std::string::npos) {
       node = name.substr(colon + 2);

@@ -251,7 +251,7 @@ std::filesystem::path write_all_ranks_trace(const LessonOptions& opt, const Job&
   const std::vector<std::int64_t> shift = analyze_ranks(ranks).shift_ns;
   nlohmann::json merged = {{"traceEvents", nlohmann::json::array()}};
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    std::vector<Event> events = ranks[r].events();
+    std::vector<Event> events(ranks[r].events().begin(), ranks[r].events().end());
     for (Event& e : events) e.start_ns += shift[r], e.end_ns += shift[r];
     TraceOptions options;
     options.pid = long(r) + 1;

@@ -213,6 +213,13 @@ int main(int argc, char** argv) {
   row("chrome_import_mb_per_s", fmt::format("chrome trace import (parse + tree), {:.0f} MB", large.export_mb),
       import_mb_s, fmt::format("{:.0f} MB/s ({:.2f} s)", import_mb_s, large.import_s), ">= 400 MB/s",
       import_mb_s >= 400);
+  if (given.count("trace-mb-per-s") && given.count("trace-rss-share")) {
+    const double mb = given["trace-mb"], speed = given["trace-mb-per-s"], share = given["trace-rss-share"];
+    row("trace_tool_mb_per_s", fmt::format("workbook_trace on a {:.0f} MB trace, end to end", mb), speed,
+        fmt::format("{:.0f} MB/s ({:.2f} s)", speed, mb / speed), ">= 400 MB/s", speed >= 400);
+    row("trace_tool_peak_memory", fmt::format("workbook_trace on a {:.0f} MB trace: peak RSS / file", mb), share,
+        fmt::format("{:.2f}x ({:.0f} MB)", share, share * mb), "<= 0.5x", share <= 0.5);
+  }
   if (given.count("edit-check"))
     row("edit_check_s", "edit one exercise -> check result (warm)", given["edit-check"],
         fmt::format("{:.1f} s", given["edit-check"]), "<= 4 s", given["edit-check"] <= 4);

@@ -159,7 +159,7 @@ TEST_CASE("every kernel of the stored GPU traces gets a family, and the known on
     for (const auto& e : p.events())
       if (e.category == workbook::Category::kernel && e.work == workbook::DeviceWork::kernel) {
         ++kernels;
-        if (decode_kernel_name(e.name).family == "unknown") unknown.insert(e.name);
+        if (decode_kernel_name(e.name).family == "unknown") unknown.insert(std::string(e.name));
       }
   }
   CHECK(kernels > 0);

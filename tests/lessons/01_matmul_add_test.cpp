@@ -82,7 +82,7 @@ void check_cycle(const exercises::CycleGaps& c, int active) {
     // Nothing else in the region: the gap before aten::matmul is the cold start's, no other op's.
     std::vector<std::string> ops;
     for (auto child : p.children(r))
-      if (p[child].category == workbook::Category::cpu_op) ops.push_back(p[child].name);
+      if (p[child].category == workbook::Category::cpu_op) ops.emplace_back(p[child].name);
     CHECK(ops == std::vector<std::string>{"aten::matmul", "aten::add"});
     // Each region lies inside its step: ProfilerStep#N -> matmul_add, as lesson 01 showed.
     const auto parent = p.parent(r);

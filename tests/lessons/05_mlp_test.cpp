@@ -201,7 +201,7 @@ TEST_CASE("a stage is averaged per forward: missing in one counts as zero there,
   CHECK(s[0].gemm_us == doctest::Approx(20));
   CHECK(s[2].total_us == doctest::Approx(10 / 2.0));  // act_mul: 10 us in forward 1, none in forward 2
   // A forward with no stage at all still counts: the means are over every forward.
-  std::vector<workbook::Event> with_empty = p.events();
+  std::vector<workbook::Event> with_empty(p.events().begin(), p.events().end());
   with_empty.push_back(make_event("mlp_forward", 700000, 800000, region));
   const auto e = exercises::stage_breakdown(workbook::Profile(std::move(with_empty)), 10, 20, 30);
   CHECK(e[0].total_us == doctest::Approx(60 / 3.0));

@@ -196,6 +196,20 @@ TEST_CASE("a GEMM with the epilogue matches torch's addmm (and its activations)"
   }
 }
 
+TEST_CASE("each call reads the values given now: the same buffers changed in place give a new result (trial 46)") {
+  std::vector<float> x{1.0f, 2.0f, 3.0f, 4.0f}, w{3.0f, 4.0f, -1.0f, 0.5f}, bias{0.5f, -0.25f};
+  const auto torch_answer = [&] {
+    return reference(from_vector(x, 2, 2), from_vector(w, 2, 2), from_vector(bias, 1, 2).view({2}), Activation::none);
+  };
+  const std::vector<float> first = exercises::gemm_with_epilogue(x, w, 2, 2, 2, {bias.data(), Activation::none});
+  CHECK(testing::all_close(from_vector(first, 2, 2), torch_answer()));
+  x[0] = 10.0f;  // the same vectors, the same sizes, new values
+  w[3] = -2.0f;
+  bias[1] = 7.0f;
+  const std::vector<float> second = exercises::gemm_with_epilogue(x, w, 2, 2, 2, {bias.data(), Activation::none});
+  CHECK(testing::all_close(from_vector(second, 2, 2), torch_answer()));
+}
+
 TEST_CASE("a residual is added last, per row and column: y = act(x W^T + b) + r") {
   torch::manual_seed(8);
   const int m = 6, n = 5, k = 12;

@@ -347,14 +347,3 @@ TEST_SUITE("predictions") {
                       doctest::Contains("listed twice"));
   }
 }
-
-TEST_SUITE("process") {
-  TEST_CASE("trace readers get huge pages: added to any other tunables, never over the user's own setting") {
-    using Env = runner::Environment;
-    CHECK(runner::huge_pages_environment(nullptr) == Env{{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=1"}});
-    CHECK(runner::huge_pages_environment("") == Env{{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=1"}});
-    CHECK(runner::huge_pages_environment("glibc.malloc.arena_max=2") ==
-          Env{{"GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"}});
-    CHECK(runner::huge_pages_environment("glibc.malloc.hugetlb=0").empty());
-  }
-}

@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -91,6 +93,20 @@ int run_process(const std::vector<std::string>& argv, const Environment& env, co
   return wait_for(pid);
 }
 
+RunCost measure_process(const std::vector<std::string>& argv) {
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = spawn(argv, {}, null);
+  if (null >= 0) ::close(null);
+  int status = 0;
+  struct rusage usage {};
+  // wait4: this child's own rusage (RUSAGE_CHILDREN would give the largest of every child so far).
+  while (::wait4(pid, &status, 0, &usage) < 0)
+    if (errno != EINTR) return {1, 0, 0};
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {exit_status(status), seconds, std::int64_t(usage.ru_maxrss) * 1024};  // ru_maxrss: KiB on Linux
+}
+
 std::pair<int, std::string> capture_process(const std::vector<std::string>& argv, const Environment& env) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe");
@@ -119,14 +135,6 @@ std::pair<int, std::string> capture_process(const std::vector<std::string>& argv
   }
   ::close(pipe_fds[0]);
   return {wait_for(pid), out};
-}
-
-Environment huge_pages_environment(const char* current) {
-  const std::string huge = "glibc.malloc.hugetlb=1";
-  if (!current || !*current) return {{"GLIBC_TUNABLES", huge}};
-  const std::string tunables(current);
-  if (tunables.find("glibc.malloc.hugetlb=") != std::string::npos) return {};  // the user's choice
-  return {{"GLIBC_TUNABLES", tunables + ":" + huge}};
 }
 
 void exec_process(const std::vector<std::string>& argv, const Environment& env) {

@@ -1,6 +1,7 @@
 // The programs the runner builds and starts: lessons, the suite, doctor, bench, trace, docs, fuzz.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -108,9 +109,34 @@ int run_doctor(const Context& c, const Arguments&) {
   return 0;
 }
 
+// The trace tool reading a Kineto-style trace of `megabytes` MB (tests/reliability/big_trace.py)
+// end to end, three times: the median speed in MB/s and peak memory as a share of the file, as
+// bench's arguments; none when the trace cannot be written or read.
+std::vector<std::pair<std::string, double>> trace_tool_cost(const Context& c, int megabytes) {
+  const fs::path trace = c.builder.dir() / "bench-trace.json";
+  const std::string script = (c.root / "tests/reliability/big_trace.py").string();
+  if (run_process({"python3", script, std::to_string(megabytes), trace.string()}, {}, "/dev/null") != 0) return {};
+  std::error_code ec;
+  const double bytes = double(fs::file_size(trace, ec));
+  std::vector<double> speeds, shares;
+  for (int run = 0; run < 3 && !ec; ++run) {
+    const RunCost cost = measure_process({c.builder.program("tools/workbook_trace").string(), trace.string()});
+    if (cost.status != 0) break;
+    speeds.push_back(bytes / 1e6 / cost.seconds);
+    shares.push_back(double(cost.peak_bytes) / bytes);
+  }
+  fs::remove(trace, ec);
+  if (speeds.size() < 3) return {};
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {{"--trace-mb-per-s", median(speeds)}, {"--trace-rss-share", median(shares)}, {"--trace-mb", bytes / 1e6}};
+}
+
 int run_bench(const Context& c, const Arguments& a) {
   if (a.has("--libtorch2")) in_libtorch2(c, "bench", a);
-  if (!c.builder.build({"workbook_bench", "workbook_blas_probe", "check_01"})) return 1;
+  if (!c.builder.build({"workbook_bench", "workbook_blas_probe", "workbook_trace", "check_01"})) return 1;
   const double current = probe_line(capture_process({probe(c), "2048"}).second).first;
   std::string best_kernel;
   double best = 0;
@@ -137,6 +163,10 @@ int run_bench(const Context& c, const Arguments& a) {
   const double edit = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::string> argv{c.builder.program("tools/workbook_bench").string()};
   if (a.has("--quick")) argv.push_back("--quick");
+  for (const auto& [name, value] : trace_tool_cost(c, a.has("--quick") ? 10 : 100)) {
+    argv.push_back(name);
+    argv.push_back(fmt::format("{:.3f}", value));
+  }
   for (const auto& [name, v] : {std::pair<std::string, std::string>{"--matmul-current", fmt::format("{}", current)},
                                 {"--matmul-best", fmt::format("{}", best)},
                                 {"--best-kernel", best_kernel},
@@ -156,7 +186,7 @@ int run_trace(const Context& c, const Arguments& a) {
   if (!c.builder.build({"workbook_trace"})) return 1;
   std::vector<std::string> argv{c.builder.program("tools/workbook_trace").string()};
   argv.insert(argv.end(), a.words.begin(), a.words.end());
-  exec_process(argv, huge_pages_environment(std::getenv("GLIBC_TUNABLES")));
+  exec_process(argv);
 }
 
 int run_report(const Context& c, const Arguments& a) {
@@ -164,7 +194,7 @@ int run_report(const Context& c, const Arguments& a) {
   if (!c.builder.build({"workbook_report"})) return 1;
   std::vector<std::string> argv{c.builder.program("tools/workbook_report").string()};
   argv.insert(argv.end(), a.words.begin(), a.words.end());
-  exec_process(argv, huge_pages_environment(std::getenv("GLIBC_TUNABLES")));
+  exec_process(argv);
 }
 
 int build_docs(const Context& c, const Arguments& a) {

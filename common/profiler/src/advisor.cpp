@@ -46,7 +46,7 @@ bool contains_no_case(std::string_view text, std::string_view word) {
          }) != text.end();
 }
 
-std::string short_name(const std::string& name) {
+std::string short_name(std::string_view name) {
   std::string shown = printable(name);
   return shown.size() > 70 ? shown.substr(0, 67) + "..." : shown;
 }
@@ -82,7 +82,7 @@ std::optional<Advice> late_first_op(const Profile& profile) {
   std::map<std::string, std::vector<EventId>> regions;  // labelled regions by name, in start order
   for (EventId id : profile.of_category(Category::user_annotation))
     if (profile[id].on_host() && !starts_with(profile[id].name, "ProfilerStep#"))
-      regions[profile[id].name].push_back(id);
+      regions[std::string(profile[id].name)].push_back(id);
   std::optional<Advice> worst;
   double worst_ratio = 0;
   for (const auto& [name, ids] : regions) {
@@ -110,7 +110,7 @@ std::optional<Advice> sync_waits_for_little_gpu_work(const Profile& profile) {
   std::int64_t worst_idle = 0;
   std::size_t count = 0;
   for (EventId id : profile.of_category(Category::runtime)) {
-    const Event& e = profile[id];
+    const EventView e = profile[id];
     if (e.name.find("Synchronize") == std::string::npos || us(e.duration_ns()) < kSyncMinUs) continue;
     const std::int64_t busy = busy_ns_within(profile, device, e.start_ns, e.end_ns);
     if (double(busy) >= kSyncBusyBelow * double(e.duration_ns())) continue;
@@ -145,7 +145,7 @@ std::optional<Advice> occupancy_query_before_launch(const Profile& profile) {
     if (profile[id].name.find("OccupancyMaxActiveBlocksPerMultiprocessor") == std::string::npos) continue;
     if (const auto launched = next_launched(profile, id)) {
       ++count;
-      ++kernels[profile[*launched].name];
+      ++kernels[std::string(profile[*launched].name)];
     }
   }
   if (count == 0) return std::nullopt;
@@ -156,7 +156,7 @@ std::optional<Advice> occupancy_query_before_launch(const Profile& profile) {
                             short_name(most->first), most->second, decode_kernel_name(most->first).family)};
 }
 
-bool is_gemm(const std::string& kernel) {
+bool is_gemm(std::string_view kernel) {
   return contains_no_case(kernel, "gemm") || decode_kernel_name(kernel).family.find("GEMM") != std::string::npos;
 }
 
@@ -164,7 +164,7 @@ std::optional<Advice> memcpy_before_gemm(const Profile& profile) {
   // Device activity per (device, stream), in start order.
   std::map<std::pair<std::int64_t, std::uint64_t>, std::vector<EventId>> lanes;
   for (EventId id = 0; id < profile.size(); ++id) {
-    const Event& e = profile[id];
+    const EventView e = profile[id];
     if (e.on_device() && e.work != DeviceWork::annotation && e.work != DeviceWork::sync)
       lanes[{e.device_index, e.thread}].push_back(id);
   }
@@ -172,7 +172,7 @@ std::optional<Advice> memcpy_before_gemm(const Profile& profile) {
   std::optional<Advice> first;
   for (const auto& [lane, ids] : lanes) {
     for (std::size_t k = 0; k + 1 < ids.size(); ++k) {
-      const Event &copy = profile[ids[k]], &next = profile[ids[k + 1]];
+      const EventView copy = profile[ids[k]], next = profile[ids[k + 1]];
       if (copy.work != DeviceWork::memcpy || copy.name.find("DtoD") == std::string::npos) continue;
       if (next.work != DeviceWork::kernel || !is_gemm(next.name)) continue;
       ++count;
@@ -196,7 +196,7 @@ std::string launching_op(const Profile& profile, EventId device_work) {
   const auto launch = profile.parent(device_work);
   const auto op = launch ? profile.parent(*launch) : std::nullopt;
   if (!op) return "";
-  std::string key = profile[*op].name;
+  std::string key(profile[*op].name);
   for (const auto& shape : profile[*op].input_shapes) key += fmt::format("[{}]", fmt::join(shape, ","));
   return key;
 }
@@ -218,10 +218,11 @@ std::optional<Advice> kernel_time_varies(const Profile& profile) {
       auto step = std::upper_bound(steps.begin(), steps.end(), at,
                                    [&](std::int64_t t, EventId s) { return t < profile[s].start_ns; });
       if (step == steps.begin() || at >= profile[*--step].end_ns) continue;
-      const int nth = seen_in_step[{std::size_t(step - steps.begin()), profile[id].name, op}]++;
-      times[{profile[id].name, op + fmt::format("#{}", nth)}].push_back(us(profile[id].duration_ns()));
+      const std::string name(profile[id].name);
+      const int nth = seen_in_step[{std::size_t(step - steps.begin()), name, op}]++;
+      times[{name, op + fmt::format("#{}", nth)}].push_back(us(profile[id].duration_ns()));
     } else if (op.find('[') != std::string::npos) {
-      times[{profile[id].name, op}].push_back(us(profile[id].duration_ns()));
+      times[{std::string(profile[id].name), op}].push_back(us(profile[id].duration_ns()));
     }
   }
   std::optional<Advice> worst;

@@ -38,7 +38,7 @@ void put_us(Buffer& out, std::int64_t ns) {
   fmt::format_to(std::back_inserter(out), "{}{}.{:03}", sign, a / 1000, a % 1000);
 }
 
-std::int64_t device_index(const Event& e) { return e.device_index; }
+std::int64_t device_index(const EventView& e) { return e.device_index; }
 
 void put_metadata(Buffer& out, const char* what, long pid, std::uint64_t tid, const char* key,
                   const std::string& value) {
@@ -72,7 +72,7 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
   };
 
   for (EventId id = 0; id < profile.size(); ++id) {
-    const Event& e = profile[id];
+    const EventView e = profile[id];
     begin_event();
     if (e.category == Category::memory) {
       host_threads.insert(e.thread);
@@ -134,11 +134,11 @@ std::string to_chrome_trace(const Profile& profile, const TraceOptions& options)
 
   // Flow arrows from each launch to its kernel, as Kineto draws them.
   for (EventId id = 0; id < profile.size(); ++id) {
-    const Event& k = profile[id];
+    const EventView k = profile[id];
     if (!k.on_device() || k.correlation == 0) continue;
     auto launch = launches.find(k.correlation);
     if (launch == launches.end()) continue;
-    const Event& l = profile[launch->second];
+    const EventView l = profile[launch->second];
     begin_event();
     fmt::format_to(it, "{{\"ph\":\"s\",\"id\":{},\"pid\":{},\"tid\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",\"ts\":",
                    k.correlation, pid, l.thread);

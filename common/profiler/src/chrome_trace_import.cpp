@@ -81,7 +81,7 @@ class TraceReader : detail::JsonCursor {
     }
   }
 
-  std::vector<Event> take_events() {
+  EventTable take_events() {
     if (!saw_events_) fail("no \"traceEvents\" array (is this a chrome trace?)");
     return std::move(events_);
   }
@@ -222,9 +222,11 @@ class TraceReader : detail::JsonCursor {
     return 0;
   }
 
-  // Each shape is collected into two scratch buffers and copied out at its exact size: growing
-  // the vectors as numbers came made four allocations for a [[64, 64], [64, 64]] (a tenth of the import).
-  void input_dims(std::vector<std::vector<std::int64_t>>& shapes) {
+  // The shapes are collected flat into two scratch buffers, which the table turns into one stored
+  // list per distinct value: a vector per shape made four allocations for a [[64, 64], [64, 64]].
+  void input_dims() {
+    dims_.clear();  // a block that ran out mid-shape parses the whole item again
+    shape_ends_.clear();
     if (peek() != '[') return skip_value();
     ++p_;
     skip_ws();
@@ -232,8 +234,6 @@ class TraceReader : detail::JsonCursor {
       ++p_;
       return;
     }
-    dims_.clear();  // a block that ran out mid-shape parses the whole item again
-    shape_ends_.clear();
     for (;;) {
       skip_ws();
       if (peek() == '[') {
@@ -262,12 +262,6 @@ class TraceReader : detail::JsonCursor {
       shape_ends_.push_back(dims_.size());
       if (more_members(']')) continue;
       break;
-    }
-    shapes.reserve(shapes.size() + shape_ends_.size());
-    std::size_t begin = 0;
-    for (const std::size_t end : shape_ends_) {
-      shapes.emplace_back(dims_.begin() + std::ptrdiff_t(begin), dims_.begin() + std::ptrdiff_t(end));
-      begin = end;
     }
   }
 
@@ -303,7 +297,7 @@ class TraceReader : detail::JsonCursor {
         device_arg = int_or_zero();
         has_device_arg = true;
       } else if (key == "Input Dims" || key == "Input dims")
-        input_dims(e.input_shapes);
+        input_dims();
       else
         skip_value();
       if (more_members('}')) continue;
@@ -339,13 +333,16 @@ class TraceReader : detail::JsonCursor {
       fail(fmt::format("event {} is not an object", index));
     }
     ++p_;
-    std::string ph, cat;
+    std::string& ph = ph_;
+    std::string& cat = cat_;
+    ph.clear();
+    cat.clear();
     bool has_ph = false, has_name = false, has_cat = false;
     Number ts, dur, pid_number;
     std::uint64_t tid = 0, pid = 0;
     std::int64_t device_arg = 0, memory_device_code = 0, device_id = 0;
     bool has_device_arg = false;
-    Event e;
+    Event& e = fresh_event();
     skip_ws();
     if (peek() == '}') {
       ++p_;
@@ -408,10 +405,33 @@ class TraceReader : detail::JsonCursor {
     e.thread = tid;
     if (e.on_device()) e.device_index = has_device_arg ? device_arg : std::int64_t(pid);
     if (begin) {
-      open_slices_[lane].push_back(std::move(e));
+      e.input_shapes = shapes_of(FlatShapes{dims_, shape_ends_});
+      open_slices_[lane].push_back(e);
       return;
     }
-    events_.push_back(std::move(e));
+    events_.push_back(e, FlatShapes{dims_, shape_ends_});
+  }
+
+  // The scratch event, cleared: its strings keep their capacity from one event to the next, and
+  // no shapes were read yet.
+  Event& fresh_event() {
+    std::string name = std::move(event_.name);
+    name.clear();
+    event_ = Event();
+    event_.name = std::move(name);
+    dims_.clear();
+    shape_ends_.clear();
+    return event_;
+  }
+
+  static Shapes shapes_of(const FlatShapes& flat) {
+    Shapes shapes;
+    std::size_t begin = 0;
+    for (const std::size_t end : flat.ends) {
+      shapes.emplace_back(flat.sizes.begin() + std::ptrdiff_t(begin), flat.sizes.begin() + std::ptrdiff_t(end));
+      begin = end;
+    }
+    return shapes;
   }
 
   // Duration events as Perfetto's JSON importer pairs them: an "E" ends the innermost "B" still
@@ -433,14 +453,16 @@ class TraceReader : detail::JsonCursor {
   bool after_comma_ = false;  // the events' "," was read, the next event not yet
   std::size_t index_ = 0;
   std::string key_scratch_;
+  std::string ph_, cat_;                 // the event's "ph" and "cat", reused
+  Event event_;                          // the event being read (its shapes are in dims_)
   std::vector<std::int64_t> dims_;       // input_dims' numbers, all shapes in a row
   std::vector<std::size_t> shape_ends_;  // where each shape ends in dims_
-  std::vector<Event> events_;
+  EventTable events_;
   std::map<ThreadKey, std::vector<Event>> open_slices_;  // "B" events waiting for their "E"
 };
 
 Profile finish(TraceReader& reader) {
-  std::vector<Event> events = reader.take_events();
+  EventTable events = reader.take_events();
   try {
     return detail::normalized_profile(std::move(events));
   } catch (const std::range_error& e) {
@@ -531,6 +553,7 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
   TraceReader reader(path.string(), error ? 0 : std::size_t(size) * (bytes.compressed() ? 10 : 1));
   std::uint64_t total = 0;
   // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
+  // (Freed before the tree is built, where memory peaks.)
   std::vector<char> buffer(std::size_t(4) << 20);
   std::size_t filled = 0;
   bool any = false;
@@ -556,6 +579,7 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
       buffer.resize(!limited ? buffer.size() * 2
                              : std::size_t(std::min<std::uint64_t>(buffer.size() * 2, max_stream_bytes + (4 << 20))));
   }
+  std::vector<char>().swap(buffer);
   return finish(reader);
 }
 

@@ -65,7 +65,7 @@ namespace {
 // Whether `id` counts as computation: a GPU kernel that is not communication, or a host op outside
 // every collective call and transfer (an op that encloses a call is cut around it: see activity).
 bool computes(const Profile& profile, EventId id) {
-  const Event& e = profile[id];
+  const EventView e = profile[id];
   if (is_communication(e)) return false;
   return (e.on_device() && e.work == DeviceWork::kernel) ||
          (e.on_host() && e.category == Category::cpu_op && !within_collective_call(profile, id));
@@ -102,7 +102,7 @@ Activity activity(const Profile& profile) {
   // that starts an all-reduce from a hook encloses the call; waiting in it is not computing).
   std::map<std::uint64_t, std::pair<std::vector<Interval>, std::vector<Interval>>> threads;
   for (EventId id = 0; id < profile.size(); ++id) {
-    const Event& e = profile[id];
+    const EventView e = profile[id];
     if (is_communication(e))
       transfers.emplace_back(e.start_ns, e.end_ns);
     else if (e.on_host() && is_collective_call(e.name))
@@ -122,11 +122,11 @@ std::vector<StepCommunication> step_communication(const Profile& profile) {
   const Activity all = activity(profile);
   std::vector<StepCommunication> result;
   for (EventId step : profile.find_prefix("ProfilerStep#")) {
-    const Event& s = profile[step];
+    const EventView s = profile[step];
     StepCommunication c;
     c.step = step;
     c.step_ns = s.duration_ns();
-    for (const Event& e : profile.events())
+    for (const EventView e : profile.events())
       c.transfers += is_communication(e) && e.start_ns >= s.start_ns && e.start_ns < s.end_ns;
     const auto communication = within(all.communicating, s.start_ns, s.end_ns);
     c.communication_ns = length_of(communication);

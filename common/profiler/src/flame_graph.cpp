@@ -14,9 +14,9 @@
 namespace workbook {
 namespace {
 
-std::string frame_name(const std::string& name) {
+std::string frame_name(std::string_view name) {
   // Every step is one frame, as every step is one row of the table: ProfilerStep*.
-  std::string out = name.rfind("ProfilerStep#", 0) == 0 ? std::string("ProfilerStep*") : name;
+  std::string out = name.rfind("ProfilerStep#", 0) == 0 ? std::string("ProfilerStep*") : std::string(name);
   for (char& c : out)
     if (c == ' ' || c == ';' || c == '\t' || c == '\n') c = '_';
   return out;

@@ -15,7 +15,7 @@
 namespace workbook {
 namespace {
 
-bool keeps_busy(const Event& e) {
+bool keeps_busy(const EventView& e) {
   return e.on_device() &&
          (e.work == DeviceWork::kernel || e.work == DeviceWork::memcpy || e.work == DeviceWork::memset);
 }
@@ -72,7 +72,7 @@ std::vector<DeviceUse> devices_within(const Profile& p, const std::vector<EventI
     std::map<std::uint64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> per_stream;
     std::map<std::uint64_t, std::int64_t> activities;
     for (EventId id : ids) {
-      const Event& e = p[id];
+      const EventView e = p[id];
       if (e.end_ns <= from || e.start_ns >= to) continue;
       spans.emplace_back(e.start_ns, e.end_ns);
       per_stream[e.thread].emplace_back(e.start_ns, e.end_ns);
@@ -169,7 +169,7 @@ GpuAnalysis analyze_gpu(const Profile& p) {
   std::int64_t kernel_total = 0, first = 0, last = 0;
   bool any = false;
   for (EventId id = 0; id < p.size(); ++id) {
-    const Event& e = p[id];
+    const EventView e = p[id];
     first = any ? std::min(first, e.start_ns) : e.start_ns;
     last = any ? std::max(last, e.end_ns) : e.end_ns;
     any = true;
@@ -177,7 +177,7 @@ GpuAnalysis analyze_gpu(const Profile& p) {
     if (!keeps_busy(e)) continue;
     work.push_back(id);
     if (e.work == DeviceWork::kernel) {
-      KernelUse& k = kernels[e.name];
+      KernelUse& k = kernels[std::string(e.name)];
       k.name = e.name;
       ++k.count;
       k.total_ns = detail::sat_add(k.total_ns, e.duration_ns());
@@ -198,7 +198,7 @@ GpuAnalysis analyze_gpu(const Profile& p) {
                    [](const KernelUse& x, const KernelUse& y) { return x.total_ns > y.total_ns; });
   std::vector<std::int64_t> delays;
   for (EventId id : work) {
-    const Event& e = p[id];
+    const EventView e = p[id];
     auto launch = e.correlation != 0 ? launches.find(e.correlation) : launches.end();
     if (launch != launches.end()) delays.push_back(e.start_ns - p[launch->second].start_ns);
   }
@@ -226,7 +226,7 @@ GpuAnalysis analyze_gpu(const Profile& p) {
   }
   const auto work_in_step = work_per_window(p, work, windows);
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const Event& s = p[steps[k]];
+    const EventView s = p[steps[k]];
     StepUse step;
     step.name = s.name;
     step.window_ns = s.duration_ns();

@@ -28,7 +28,7 @@ double us(std::int64_t ns) { return double(ns) / 1e3; }
 // The host's CPU-op time as disjoint intervals (nested and parallel ops counted once), sorted.
 std::vector<std::pair<std::int64_t, std::int64_t>> cpu_op_union(const Profile& profile) {
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  for (const Event& e : profile.events())
+  for (const EventView e : profile.events())
     if (e.on_host() && e.category == Category::cpu_op && e.end_ns > e.start_ns)
       spans.emplace_back(e.start_ns, e.end_ns);
   std::sort(spans.begin(), spans.end());
@@ -53,7 +53,7 @@ std::int64_t covered_within(const std::vector<std::pair<std::int64_t, std::int64
 }
 
 // One overview row: a step's (or the whole trace's) time split into CPU ops, GPU work and idle.
-json overview_row(const std::string& name, std::int64_t from, std::int64_t to, std::int64_t cpu_ops_ns,
+json overview_row(std::string_view name, std::int64_t from, std::int64_t to, std::int64_t cpu_ops_ns,
                   const std::vector<DeviceUse>* devices) {
   json row{{"name", name},
            {"wall_us", us(to - from)},
@@ -85,7 +85,7 @@ json overview(const Profile& profile, const GpuAnalysis& gpu) {
   for (EventId id : profile.find_prefix("ProfilerStep#"))
     if (profile[id].on_host()) steps.push_back(id);
   for (std::size_t k = 0; k < std::min(steps.size(), kStepsListed); ++k) {
-    const Event& step = profile[steps[k]];
+    const EventView step = profile[steps[k]];
     const StepUse* use = k < gpu.steps.size() && gpu.steps[k].name == step.name ? &gpu.steps[k] : nullptr;
     rows.push_back(overview_row(step.name, step.start_ns, step.end_ns,
                                 covered_within(merged, step.start_ns, step.end_ns), use ? &use->devices : nullptr));
@@ -93,7 +93,7 @@ json overview(const Profile& profile, const GpuAnalysis& gpu) {
   std::int64_t first = 0, last = 0;
   if (!profile.empty()) {
     first = profile.events().front().start_ns;
-    for (const Event& e : profile.events()) last = std::max(last, e.end_ns);
+    for (const EventView e : profile.events()) last = std::max(last, e.end_ns);
   }
   rows.push_back(
       overview_row("whole trace", first, last, covered_within(merged, first, last), has_gpu ? &gpu.devices : nullptr));
@@ -171,7 +171,7 @@ json memory_series(const MemoryTimeline& timeline, std::size_t limit = 2000) {
 json memory(const Profile& profile) {
   json out = json::array();
   std::set<std::pair<int, std::int64_t>> seen;  // (device type, index) with memory events
-  for (const Event& e : profile.events())
+  for (const EventView e : profile.events())
     if (e.category == Category::memory) seen.insert({int(e.device_type), e.device_index});
   for (const auto& [type, index] : seen) {
     const DeviceType device = DeviceType(type);

@@ -99,7 +99,7 @@ class JsonCursor {
       skip_value();
       return false;
     }
-    out = std::string(string_view_or_decode(scratch_));
+    out.assign(string_view_or_decode(scratch_));  // keeps the capacity of a reused string
     return true;
   }
   void expect(char c) {

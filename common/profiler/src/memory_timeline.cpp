@@ -30,7 +30,7 @@ MemoryTimeline memory_timeline(const Profile& profile, DeviceType device, std::i
   timeline.device_index = device_index;
   std::int64_t live = 0;
   for (EventId id = 0; id < profile.size(); ++id) {
-    const Event& e = profile[id];
+    const EventView e = profile[id];
     if (e.category != Category::memory || e.device_type != device) continue;
     if (device != DeviceType::cpu && e.device_index != device_index) continue;
     live = detail::sat_add(live, e.bytes);  // imported traces may hold any value

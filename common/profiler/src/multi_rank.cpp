@@ -29,7 +29,7 @@ bool is_outermost_collective_call(const Profile& profile, EventId id) {
 // Where a rank's clock is anchored: the end of its first transfer to finish.
 std::int64_t first_transfer_end(const Profile& profile, const std::string& name) {
   std::optional<std::int64_t> end;
-  for (const Event& e : profile.events())
+  for (const EventView e : profile.events())
     if (is_communication(e) && (!end || e.end_ns < *end)) end = e.end_ns;
   if (!end) throw std::invalid_argument(name + ": no collective transfer (gloo:, nccl: or an NCCL kernel) to align by");
   return *end;

@@ -10,7 +10,7 @@
 
 namespace workbook::detail {
 
-bool is_profiler_utility(const Event& event) {
+bool is_profiler_utility(std::string_view name, Category category) {
   static constexpr std::array<std::string_view, 7> names{"[OutOfMemory]",
                                                          "profiler::_record_function_enter",
                                                          "profiler::_record_function_enter_new",
@@ -18,19 +18,21 @@ bool is_profiler_utility(const Event& event) {
                                                          "aten::is_leaf",
                                                          "aten::output_nr",
                                                          "aten::_version"};
-  return event.category != Category::memory && std::find(names.begin(), names.end(), event.name) != names.end();
+  return category != Category::memory && std::find(names.begin(), names.end(), name) != names.end();
 }
 
-Profile normalized_profile(std::vector<Event> events) {
-  events.erase(std::remove_if(events.begin(), events.end(), is_profiler_utility), events.end());
+Profile normalized_profile(EventTable events) {
+  std::vector<bool> keep(events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) keep[i] = !is_profiler_utility(events.name(i), events.category(i));
+  events.keep_only(keep);
   std::int64_t origin = std::numeric_limits<std::int64_t>::max();
-  for (const Event& e : events) origin = std::min(origin, e.start_ns);
-  for (Event& e : events) {
-    if (__builtin_sub_overflow(e.start_ns, origin, &e.start_ns) || __builtin_sub_overflow(e.end_ns, origin, &e.end_ns))
-      throw std::range_error("time stamps span more than 2^63 ns (292 years): out of range");
-  }
+  for (std::size_t i = 0; i < events.size(); ++i) origin = std::min(origin, events.start_ns(i));
+  if (!events.shift_times(origin))
+    throw std::range_error("time stamps span more than 2^63 ns (292 years): out of range");
   return Profile(std::move(events));
 }
+
+Profile normalized_profile(const std::vector<Event>& events) { return normalized_profile(EventTable(events)); }
 
 std::vector<Event> events_from(std::vector<Event> events, std::string_view first_kept) {
   std::optional<std::int64_t> from;

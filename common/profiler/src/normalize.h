@@ -12,11 +12,13 @@ namespace workbook::detail {
 
 /// Python's `_filter_name` (torch/autograd/profiler.py): the profiler's own utility ops that
 /// Python leaves out of its events and tables.
-bool is_profiler_utility(const Event& event);
+bool is_profiler_utility(std::string_view name, Category category);
 
 /// Drops the profiler's utility ops, shifts times so the first event starts at 0 and builds the
 /// Profile. Throws std::range_error when the time stamps span more than int64 nanoseconds.
-Profile normalized_profile(std::vector<Event> events);
+Profile normalized_profile(EventTable events);
+/// The same from events one by one (the LibTorch recorder's).
+Profile normalized_profile(const std::vector<Event>& events);
 
 /// The events from the host event named `first_kept` on (a Session's first active step, when its
 /// warm-up was recorded in the same recording): every event that starts before that event's start

@@ -10,7 +10,7 @@
 #include "workbook/profiler/format.h"
 
 namespace workbook {
-std::string svg_escape(const std::string& text) {
+std::string svg_escape(std::string_view text) {
   std::string out;
   for (char c : printable(text)) {  // XML 1.0 allows no control characters, not even as &#x1b;
     switch (c) {
@@ -35,7 +35,7 @@ std::string svg_escape(const std::string& text) {
 
 namespace {
 
-std::string escape(const std::string& text) { return svg_escape(text); }
+std::string escape(std::string_view text) { return svg_escape(text); }
 
 const char* colour(Category c) {
   switch (c) {
@@ -57,7 +57,7 @@ const char* colour(Category c) {
 
 // A lane: (-1, host thread) or (device index, stream).
 using Lane = std::pair<std::int64_t, std::uint64_t>;
-Lane lane_of(const Event& e) { return {e.on_device() ? e.device_index : std::int64_t{-1}, e.thread}; }
+Lane lane_of(const EventView& e) { return {e.on_device() ? e.device_index : std::int64_t{-1}, e.thread}; }
 
 }  // namespace
 
@@ -94,7 +94,7 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   if (!p.empty()) {
     t0 = p.events().front().start_ns;
     t1 = t0;
-    for (const Event& e : p.events()) {
+    for (const EventView e : p.events()) {
       t0 = std::min(t0, e.start_ns);
       t1 = std::max(t1, e.end_ns);
     }
@@ -106,10 +106,10 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
   std::map<Lane, int> lane_depth;
   std::vector<int> depth(p.size(), 0);
   for (EventId id = 0; id < p.size(); ++id) {
-    const Event& e = p[id];
+    const EventView e = p[id];
     int d = 0;
     for (auto q = p.parent(id); q; q = p.parent(*q)) {
-      const Event& up = p[*q];
+      const EventView up = p[*q];
       if (lane_of(up) == lane_of(e)) ++d;
     }
     depth[id] = d;
@@ -133,7 +133,7 @@ std::string timeline_svg(const Profile& p, const TimelineOptions& o) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", margin, top + 13, escape(label));
   }
   for (EventId id = 0; id < p.size(); ++id) {
-    const Event& e = p[id];
+    const EventView e = p[id];
     const int top = lane_top[lane_of(e)] + depth[id] * o.row_height;
     const double x = x_of(e.start_ns);
     const double w = std::max(1.0, x_of(e.end_ns) - x);

@@ -49,7 +49,7 @@ Finding t_runs_only_views(const Profile& p) {
         allocations += p[d].bytes > 0;
         continue;
       }
-      beneath.insert(p[d].name);
+      beneath.insert(std::string(p[d].name));
     }
   const bool only_views = std::all_of(beneath.begin(), beneath.end(), [](const std::string& name) {
     return name == "aten::transpose" || name == "aten::as_strided";

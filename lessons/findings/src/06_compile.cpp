@@ -42,7 +42,7 @@ std::size_t generated_kernels_under(const Profile& p, EventId call) {
 std::map<std::string, std::size_t> ops_of_first_call(const Profile& p, std::string_view region) {
   std::map<std::string, std::size_t> counts;
   for (EventId d : p.descendants(first_named(p, region)))
-    if (p[d].category == Category::cpu_op) ++counts[p[d].name];
+    if (p[d].category == Category::cpu_op) ++counts[std::string(p[d].name)];
   return counts;
 }
 

@@ -34,11 +34,12 @@ Finding backward_on_callers_thread(const Profile& p) {
   const auto& events = p.events();
   for (EventId r : p.find("backward")) {
     auto from = std::lower_bound(events.begin(), events.end(), p[r].start_ns,
-                                 [](const Event& e, std::int64_t t) { return e.start_ns < t; });
-    for (auto it = from; it != events.end() && it->start_ns <= p[r].end_ns; ++it) {
-      if (!it->on_host() || it->end_ns > p[r].end_ns || !is_autograd_node(it->name)) continue;
+                                 [](const EventView& e, std::int64_t t) { return e.start_ns < t; });
+    for (auto it = from; it != events.end() && (*it).start_ns <= p[r].end_ns; ++it) {
+      const EventView e = *it;
+      if (!e.on_host() || e.end_ns > p[r].end_ns || !is_autograd_node(e.name)) continue;
       ++nodes;
-      backward.insert(it->thread);
+      backward.insert(e.thread);
     }
   }
   return {
@@ -49,7 +50,7 @@ Finding backward_on_callers_thread(const Profile& p) {
                   nodes, backward.size(), backward == forward ? "the forward's" : "not the forward's")};
 }
 
-bool is_autograd_node(const std::string& name) {
+bool is_autograd_node(std::string_view name) {
   return name.rfind("autograd::engine", 0) != 0 &&
          (name.find("Backward") != std::string::npos || name.find("AccumulateGrad") != std::string::npos);
 }
@@ -57,7 +58,7 @@ bool is_autograd_node(const std::string& name) {
 Finding zero_grad_forms(const Profile& p) {
   std::size_t zeroing = 0, none = 0;
   for (EventId step : p.find_prefix("ProfilerStep#")) {
-    const std::string number = p[step].name.substr(std::string("ProfilerStep#").size());
+    const std::string number(p[step].name.substr(std::string("ProfilerStep#").size()));
     const bool even = !number.empty() && (number.back() - '0') % 2 == 0;
     for (EventId z : p.under(step, "zero_grad")) (even ? none : zeroing) += p.count_under(z, "aten::zero_");
   }

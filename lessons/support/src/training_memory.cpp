@@ -56,7 +56,8 @@ std::vector<StepMemory> step_memory(const Profile& profile, const MemoryTimeline
   std::vector<StepMemory> result;
   for (EventId step : profile.find_prefix("ProfilerStep#")) {
     const auto forwards = profile.under(step, "forward");
-    if (forwards.empty()) throw std::runtime_error("step_memory: " + profile[step].name + " has no \"forward\" region");
+    if (forwards.empty())
+      throw std::runtime_error("step_memory: " + std::string(profile[step].name) + " has no \"forward\" region");
     const Event& s = profile[step];
     StepMemory m;
     m.step = step;

@@ -45,7 +45,7 @@ Profile parse_chrome_trace(std::string_view json, const std::string& source = "t
 /// How much of a pipe or device, or of what gzip data decompresses to, `load_chrome_trace` reads
 /// before it gives up (a stream that never ends, a small file that expands a thousandfold); a
 /// regular uncompressed file is read whole, whatever its size.
-/// (Its events take about 2.5 times its size in memory.)
+/// (Its events take about half its size in memory.)
 inline constexpr std::uint64_t kMaxStreamBytes = std::uint64_t(2) << 30;
 
 /// Reads and parses a trace file, a pipe or a device as a stream, in blocks; gzip data (Kineto's

@@ -10,40 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "workbook/profiler/event.h"
+#include "workbook/profiler/event_table.h"
+
 namespace workbook {
-
-/// What kind of activity an event records, in Kineto's trace vocabulary.
-enum class Category : std::uint8_t {
-  cpu_op,           ///< an ATen operator on the CPU (aten::mm, aten::add, ...)
-  user_annotation,  ///< a labelled region: workbook::Region, ProfilerStep#N (on a GPU: gpu_user_annotation)
-  kernel,           ///< device work: a GPU kernel, memcpy, memset or sync
-  runtime,          ///< host-side device runtime or driver call (cudaLaunchKernel, cuLaunchKernel, ...)
-  memory,           ///< an allocation (bytes > 0) or a free (bytes < 0); an instant
-  other,            ///< anything else a trace may hold (python functions, ...)
-};
-
-/// Kineto's name for a category ("cpu_op", "user_annotation", "kernel", "cuda_runtime", "[memory]", "other").
-std::string_view category_name(Category category);
-
-/// Where an event ran (Python's `DeviceType`, the part of it traces use). For a memory event:
-/// whose memory was allocated.
-enum class DeviceType : std::uint8_t { cpu, cuda };
-
-/// "cpu" or "cuda".
-std::string_view device_type_name(DeviceType type);
-
-/// What device activity did, in Kineto's categories: only kernels, copies and fills keep a GPU
-/// busy; a sync or an annotation only marks time.
-enum class DeviceWork : std::uint8_t {
-  kernel,      ///< "kernel"
-  memcpy,      ///< "gpu_memcpy"
-  memset,      ///< "gpu_memset"
-  sync,        ///< "cuda_sync"
-  annotation,  ///< "gpu_user_annotation", "cuda_profiler_range"
-};
-
-/// Kineto's category for device work ("kernel", "gpu_memcpy", ...).
-std::string_view device_work_name(DeviceWork work);
 
 /// Index of an event inside its Profile.
 using EventId = std::size_t;
@@ -84,32 +54,6 @@ class EventIds {
   const_iterator last_ = nullptr;
 };
 
-/// One recorded activity. Times are integer nanoseconds from the start of the trace.
-struct Event {
-  // (The one-byte fields sit together: a profile of a 100 MB trace holds 658 000 of these.)
-  std::string name;                          ///< "aten::mm", "matmul_add", a kernel's name, "[memory]"
-  Category category = Category::cpu_op;      ///< what kind of activity
-  DeviceType device_type = DeviceType::cpu;  ///< where it ran; for memory, whose memory
-  DeviceWork work = DeviceWork::kernel;      ///< for device activity: what it did
-  std::int64_t start_ns = 0;                 ///< start, ns from the start of the trace
-  std::int64_t end_ns = 0;                   ///< end (equal to start for instants)
-  std::uint64_t thread = 0;                  ///< host thread id, or the stream for device events
-  std::int64_t device_index = 0;  ///< which GPU, for device events and device memory (64-bit: traces carry any id)
-  std::vector<std::vector<std::int64_t>> input_shapes;  ///< filled when shapes were recorded
-  std::int64_t bytes = 0;                               ///< memory events: allocated (> 0) or freed (< 0) bytes
-  std::int64_t flops = 0;                               ///< filled when FLOPs were estimated
-  std::int64_t correlation = 0;                         ///< links a runtime launch to its device activity; 0 when none
-  std::int64_t external_id = 0;                         ///< Kineto's "External id": an op's id, and on device activity
-                                                        ///< the id of the op it belongs to; 0 when none
-
-  /// end_ns - start_ns.
-  std::int64_t duration_ns() const { return end_ns - start_ns; }
-  /// True for activity that ran on a device (kernel, memcpy, GPU annotation) rather than a host thread.
-  bool on_device() const { return device_type != DeviceType::cpu && category != Category::memory; }
-  /// True for host activity that takes part in the tree (not device work, not a memory instant).
-  bool on_host() const { return device_type == DeviceType::cpu && category != Category::memory; }
-};
-
 /// Python's per-event numbers (FunctionEvent's properties), in nanoseconds and bytes.
 struct EventStats {
   std::int64_t cpu_total_ns = 0;        ///< duration of a host event, 0 for device work
@@ -135,12 +79,15 @@ class Profile {
  public:
   Profile() = default;
   /// Builds the tree from the events' intervals (events may come in any order).
-  explicit Profile(std::vector<Event> events);
+  explicit Profile(const std::vector<Event>& events);
+  /// The same from events already in columns (what the trace reader fills), taken over.
+  explicit Profile(EventTable events);
 
-  /// All events (merged duplicates removed), sorted by start time (longer first on ties).
-  const std::vector<Event>& events() const { return events_; }
-  /// The event with this id.
-  const Event& operator[](EventId id) const { return events_.at(id); }
+  /// All events (merged duplicates removed), sorted by start time (longer first on ties): iterate
+  /// them as EventViews, index them, count them.
+  const EventTable& events() const { return events_; }
+  /// The event with this id, read in place (throws std::out_of_range past the end).
+  EventView operator[](EventId id) const { return events_.at(id); }
   /// Number of events.
   std::size_t size() const { return events_.size(); }
   /// True when nothing was recorded.
@@ -179,7 +126,7 @@ class Profile {
   int depth(EventId id) const;
 
   /// Total (inclusive) time of an event: its duration.
-  std::int64_t total_ns(EventId id) const { return events_.at(id).duration_ns(); }
+  std::int64_t total_ns(EventId id) const;
   /// Self time: total minus the totals of its direct host children, as Python computes it (not
   /// clamped: a child that outlives its parent's clock reading shows as negative self time).
   std::int64_t self_ns(EventId id) const;
@@ -204,14 +151,22 @@ class Profile {
       return EventIds(ids.data() + first, ids.data() + last);
     }
   };
+  /// The same for the few events that own any: a list per owner, found by binary search (a start
+  /// per event took 4 bytes an event, for lists that are empty on every CPU-only event).
+  struct SparseIdLists {
+    std::vector<std::uint32_t> owners;  ///< in increasing order; owners[k]'s ids are ids[start[k] .. start[k + 1])
+    std::vector<std::uint32_t> start;
+    std::vector<std::uint32_t> ids;
+    EventIds of(EventId id) const;
+  };
   static constexpr std::uint32_t kNone = ~std::uint32_t(0);
   std::vector<std::uint32_t> host_parents() const;
   std::vector<std::uint32_t> link_device_work(std::vector<std::uint32_t>& parent) const;
   void merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner);
-  std::vector<Event> events_;
+  EventTable events_;
   std::vector<std::uint32_t> parent_;  ///< kNone for a root
   IdLists children_;
-  IdLists kernels_;
+  SparseIdLists kernels_;
   std::size_t merged_ = 0;
 };
 

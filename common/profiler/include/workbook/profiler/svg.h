@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workbook/profiler/profile.h"
@@ -13,7 +14,7 @@
 namespace workbook {
 
 /// Text made safe for SVG/XML: & < > " escaped.
-std::string svg_escape(const std::string& text);
+std::string svg_escape(std::string_view text);
 
 /// The opening of a figure: the SVG root element `width` x `height` on white (sans-serif, 11 px)
 /// and, unless `title` is empty, the title in bold at (`margin`, `margin` + 14).

@@ -18,7 +18,7 @@ Finding one_mm_backward_per_gemm(const Profile& profile, int gemms_per_step);
 /// Whether a host event is an autograd node: "MmBackward0", "torch::autograd::AccumulateGrad"...,
 /// not the engine's "autograd::engine::evaluate_function: MmBackward0" wrapped around one (counting
 /// both would count every node twice).
-bool is_autograd_node(const std::string& name);
+bool is_autograd_node(std::string_view name);
 
 /// For CPU tensors backward runs on the thread that called backward(): the autograd nodes that
 /// ran while a "backward" region was open, on any thread, ran on exactly the forward regions' threads.

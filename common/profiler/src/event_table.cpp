@@ -1,0 +1,218 @@
+#include "workbook/profiler/event_table.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+namespace workbook {
+
+const std::uint8_t EventTable::kBitCount[128] = {
+#define WORKBOOK_BITS2(n) n, n + 1, n + 1, n + 2
+#define WORKBOOK_BITS4(n) WORKBOOK_BITS2(n), WORKBOOK_BITS2(n + 1), WORKBOOK_BITS2(n + 1), WORKBOOK_BITS2(n + 2)
+#define WORKBOOK_BITS6(n) WORKBOOK_BITS4(n), WORKBOOK_BITS4(n + 1), WORKBOOK_BITS4(n + 1), WORKBOOK_BITS4(n + 2)
+    WORKBOOK_BITS6(0), WORKBOOK_BITS6(1)
+#undef WORKBOOK_BITS6
+#undef WORKBOOK_BITS4
+#undef WORKBOOK_BITS2
+};
+
+std::uint32_t StringPool::intern(std::string_view text) {
+  if (size() * 2 >= slots_.size()) grow_slots();
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t at = std::hash<std::string_view>{}(text)&mask;; at = (at + 1) & mask) {
+    const std::uint32_t slot = slots_[at];
+    if (slot == 0) {
+      if (size() >= std::numeric_limits<std::uint32_t>::max() - 1)
+        throw std::length_error("a profile holds fewer than 2^32 - 1 distinct names");
+      chars_.insert(chars_.end(), text.begin(), text.end());
+      ends_.push_back(chars_.size());
+      slots_[at] = std::uint32_t(size());
+      return std::uint32_t(size() - 1);
+    }
+    if ((*this)[slot - 1] == text) return slot - 1;
+  }
+}
+
+void StringPool::grow_slots() {
+  std::vector<std::uint32_t> slots(slots_.empty() ? 64 : slots_.size() * 2, 0);
+  const std::size_t mask = slots.size() - 1;
+  for (std::uint32_t id = 0; id < size(); ++id) {
+    std::size_t at = std::hash<std::string_view>{}((*this)[id]) & mask;
+    while (slots[at] != 0) at = (at + 1) & mask;
+    slots[at] = id + 1;
+  }
+  slots_ = std::move(slots);
+}
+
+EventTable::EventTable(const std::vector<Event>& events) {
+  reserve(events.size());
+  for (const Event& e : events) push_back(e);
+}
+
+EventView EventTable::operator[](std::size_t i) const {
+  const std::uint8_t kind = kind_[i];
+  const std::size_t first = first_number(i);
+  const unsigned set = set_[i];
+  return EventView{{},
+                   names_[name_[i]],
+                   Category(kind & 7),
+                   DeviceType((kind >> 3) & 1),
+                   DeviceWork(kind >> 4),
+                   start_[i],
+                   (set & (1u << kEnd)) != 0 ? number_at(first, set, kEnd) : start_[i] + std::int64_t(duration_[i]),
+                   threads_[thread_[i]],
+                   number_at(first, set, kDeviceIndex),
+                   shape_lists_[std::size_t(number_at(first, set, kShapes))],
+                   number_at(first, set, kBytes),
+                   number_at(first, set, kFlops),
+                   number_at(first, set, kCorrelation),
+                   number_at(first, set, kExternalId)};
+}
+
+EventView EventTable::at(std::size_t i) const {
+  if (i >= size()) throw std::out_of_range("EventTable::at: no event " + std::to_string(i));
+  return (*this)[i];
+}
+
+std::size_t EventTable::first_number(std::size_t i) const {
+  const std::size_t block = i / kBlock;
+  std::size_t first = block_first_[block];
+  for (std::size_t j = block * kBlock; j < i; ++j) first += bits(set_[j]);
+  return first;
+}
+
+void EventTable::reserve(std::size_t n) {
+  start_.reserve(n);
+  duration_.reserve(n);
+  name_.reserve(n);
+  thread_.reserve(n);
+  kind_.reserve(n);
+  set_.reserve(n);
+  block_first_.reserve(n / kBlock + 1);
+  numbers_.reserve(n);  // about one number an event in a Kineto trace; pages not reached cost nothing
+}
+
+void EventTable::push_back(const Event& event) {
+  shape_key_.clear();
+  std::vector<std::int64_t> sizes;
+  std::vector<std::size_t> ends;
+  for (const auto& shape : event.input_shapes) {
+    sizes.insert(sizes.end(), shape.begin(), shape.end());
+    ends.push_back(sizes.size());
+  }
+  append(event, intern_shapes(FlatShapes{sizes, ends}));
+}
+
+void EventTable::push_back(const Event& event, const FlatShapes& shapes) { append(event, intern_shapes(shapes)); }
+
+void EventTable::append(const Event& event, std::uint32_t shapes) {
+  if (size() >= std::numeric_limits<std::uint32_t>::max() - 1)
+    throw std::length_error("a profile holds fewer than 2^32 - 1 events");
+  std::int64_t duration = 0;
+  const bool long_one = __builtin_sub_overflow(event.end_ns, event.start_ns, &duration) || duration < 0 ||
+                        duration > std::int64_t(std::numeric_limits<std::uint32_t>::max());
+  const std::int64_t numbers[kNumbers] = {event.device_index,         event.bytes,       event.flops,
+                                          event.correlation,          event.external_id, shapes,
+                                          long_one ? event.end_ns : 0};
+  std::uint8_t set = 0;
+  if (size() % kBlock == 0) block_first_.push_back(numbers_.size());
+  for (unsigned k = 0; k < kNumbers; ++k) {
+    if (numbers[k] == 0 && !(k == kEnd && long_one)) continue;
+    set = std::uint8_t(set | (1u << k));
+    numbers_.push_back(numbers[k]);
+  }
+  set_.push_back(set);
+  start_.push_back(event.start_ns);
+  duration_.push_back(long_one ? 0 : std::uint32_t(duration));
+  name_.push_back(names_.intern(event.name));
+  thread_.push_back(intern_thread(event.thread));
+  kind_.push_back(
+      std::uint8_t(unsigned(event.category) | unsigned(event.device_type) << 3 | unsigned(event.work) << 4));
+}
+
+std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {
+  if (shapes.ends.empty()) return 0;
+  // The key: the ends, then the sizes, as bytes (a list of shapes is only ever compared whole).
+  shape_key_.assign(reinterpret_cast<const char*>(shapes.ends.data()), shapes.ends.size() * sizeof(std::size_t));
+  shape_key_.append(reinterpret_cast<const char*>(shapes.sizes.data()), shapes.sizes.size() * sizeof(std::int64_t));
+  const auto [it, added] = shape_index_.try_emplace(shape_key_, std::uint32_t(shape_lists_.size()));
+  if (added) {
+    Shapes list;
+    list.reserve(shapes.ends.size());
+    std::size_t begin = 0;
+    for (const std::size_t end : shapes.ends) {
+      list.emplace_back(shapes.sizes.begin() + std::ptrdiff_t(begin), shapes.sizes.begin() + std::ptrdiff_t(end));
+      begin = end;
+    }
+    shape_lists_.push_back(std::move(list));
+  }
+  return it->second;
+}
+
+std::uint32_t EventTable::intern_thread(std::uint64_t thread) {
+  // Most events run on the thread of the one before.
+  if (!thread_.empty() && threads_[thread_.back()] == thread) return thread_.back();
+  const auto [it, added] = thread_index_.try_emplace(thread, std::uint32_t(threads_.size()));
+  if (added) threads_.push_back(thread);
+  return it->second;
+}
+
+namespace {
+
+// Column k of the result is column[pick(k)]; `column` is replaced (one column's copy at a time).
+template <typename T, typename Pick>
+void rebuild(std::vector<T>& column, std::size_t n, Pick pick) {
+  std::vector<T> out;
+  out.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) out.push_back(column[pick(k)]);
+  column = std::move(out);
+}
+
+}  // namespace
+
+void EventTable::reorder(const std::vector<std::uint32_t>& order) {
+  const std::size_t n = order.size();
+  const auto pick = [&](std::size_t k) { return order[k]; };
+  // The stored numbers follow their events.
+  std::vector<std::int64_t> numbers;
+  std::vector<std::uint64_t> block_first;
+  block_first.reserve(n / kBlock + 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k % kBlock == 0) block_first.push_back(numbers.size());
+    const std::uint32_t from = order[k];
+    const auto first = numbers_.begin() + std::ptrdiff_t(first_number(from));
+    numbers.insert(numbers.end(), first, first + bits(set_[from]));
+  }
+  numbers_ = std::move(numbers);
+  block_first_ = std::move(block_first);
+  rebuild(start_, n, pick);
+  rebuild(duration_, n, pick);
+  rebuild(name_, n, pick);
+  rebuild(thread_, n, pick);
+  rebuild(kind_, n, pick);
+  rebuild(set_, n, pick);
+}
+
+void EventTable::keep_only(const std::vector<bool>& keep) {
+  if (std::find(keep.begin(), keep.end(), false) == keep.end()) return;  // the usual case: all kept
+  std::vector<std::uint32_t> kept;
+  for (std::size_t i = 0; i < size(); ++i)
+    if (keep[i]) kept.push_back(std::uint32_t(i));
+  reorder(kept);
+}
+
+bool EventTable::shift_times(std::int64_t origin) {
+  std::int64_t ignored = 0;
+  for (std::size_t i = 0; i < size(); ++i)
+    if (__builtin_sub_overflow(start_[i], origin, &ignored) || __builtin_sub_overflow(end_ns(i), origin, &ignored))
+      return false;
+  for (std::size_t i = 0; i < size(); ++i) {
+    if ((set_[i] & (1u << kEnd)) != 0) numbers_[first_number(i) + bits(set_[i] & ((1u << kEnd) - 1))] -= origin;
+    start_[i] -= origin;
+  }
+  return true;
+}
+
+}  // namespace workbook
