@@ -95,7 +95,6 @@ void EventTable::reserve(std::size_t n) {
 }
 
 void EventTable::push_back(const Event& event) {
-  shape_key_.clear();
   std::vector<std::int64_t> sizes;
   std::vector<std::size_t> ends;
   for (const auto& shape : event.input_shapes) {
@@ -116,6 +115,8 @@ void EventTable::append(const Event& event, std::uint32_t shapes) {
   const std::int64_t numbers[kNumbers] = {event.device_index,         event.bytes,       event.flops,
                                           event.correlation,          event.external_id, shapes,
                                           long_one ? event.end_ns : 0};
+  // What may throw comes first: a refused event leaves every column as it was.
+  const std::uint32_t name = names_.intern(event.name), thread = intern_thread(event.thread);
   std::uint8_t set = 0;
   if (size() % kBlock == 0) block_first_.push_back(numbers_.size());
   for (unsigned k = 0; k < kNumbers; ++k) {
@@ -126,16 +127,19 @@ void EventTable::append(const Event& event, std::uint32_t shapes) {
   set_.push_back(set);
   start_.push_back(event.start_ns);
   duration_.push_back(long_one ? 0 : std::uint32_t(duration));
-  name_.push_back(names_.intern(event.name));
-  thread_.push_back(intern_thread(event.thread));
+  name_.push_back(name);
+  thread_.push_back(thread);
   kind_.push_back(
       std::uint8_t(unsigned(event.category) | unsigned(event.device_type) << 3 | unsigned(event.work) << 4));
 }
 
 std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {
   if (shapes.ends.empty()) return 0;
-  // The key: the ends, then the sizes, as bytes (a list of shapes is only ever compared whole).
-  shape_key_.assign(reinterpret_cast<const char*>(shapes.ends.data()), shapes.ends.size() * sizeof(std::size_t));
+  // The key: how many shapes, their ends, then the sizes, as bytes (a list of shapes is only ever
+  // compared whole).
+  const std::size_t count = shapes.ends.size();
+  shape_key_.assign(reinterpret_cast<const char*>(&count), sizeof count);
+  shape_key_.append(reinterpret_cast<const char*>(shapes.ends.data()), shapes.ends.size() * sizeof(std::size_t));
   shape_key_.append(reinterpret_cast<const char*>(shapes.sizes.data()), shapes.sizes.size() * sizeof(std::int64_t));
   const auto [it, added] = shape_index_.try_emplace(shape_key_, std::uint32_t(shape_lists_.size()));
   if (added) {
