@@ -363,3 +363,14 @@ TEST_CASE("device ids keep all 64 bits: GPU 4294967298 is not GPU 2") {
   CHECK(p[p.find("k1").at(0)].device_index == 4294967298);
   CHECK(p[p.find("k2").at(0)].device_index == 2);
 }
+
+TEST_CASE("of two input-dims members in one event the last is kept, as json.load keeps a repeated key's last value") {
+  const Profile p = workbook::parse_chrome_trace(
+      R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2,)"
+      R"("args":{"Input Dims":[[1]],"Input dims":[[2],[3]]}},)"
+      R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":4,"dur":2,)"
+      R"("args":{"Input Dims":[[1]],"Input dims":null}}]})");
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].input_shapes == std::vector<std::vector<std::int64_t>>{{2}, {3}});
+  CHECK(p[1].input_shapes.empty());
+}

@@ -203,3 +203,15 @@ TEST_CASE("subtrees keeps each event under a match once, nested matches included
   CHECK(workbook::subtrees(p, "b").size() == 3);
   CHECK(workbook::subtrees(p, "none").empty());
 }
+
+TEST_CASE("an op that ends before it starts holds no memory record, as Python's in_interval gives an empty slice") {
+  // Only a hand-built Event can be like this (the importer refuses a negative duration).
+  const Profile p(
+      {make_event("aten::outer", 0, 100), make_event("aten::backwards", 50, 10), testing::make_allocation(30, 1000)});
+  const auto outer = p.find("aten::outer").at(0), backwards = p.find("aten::backwards").at(0);
+  const auto stats = p.stats();
+  CHECK(stats[backwards].cpu_memory == 0);
+  CHECK(stats[outer].cpu_memory == 1000);
+  CHECK(stats[outer].self_cpu_memory == 1000);
+  CHECK_FALSE(p.unattributed_memory()[p.find("[memory]").at(0)]);
+}

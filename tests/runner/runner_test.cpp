@@ -347,3 +347,17 @@ TEST_SUITE("predictions") {
                       doctest::Contains("listed twice"));
   }
 }
+
+TEST_SUITE("process") {
+  TEST_CASE("a program run quietly writes nowhere, and its exit status comes back (bench's children)") {
+    CHECK(runner::run_quietly({"sh", "-c", "echo to stdout; echo to stderr >&2; exit 3"}) == 3);
+    CHECK(runner::run_quietly({"sh", "-c", "exit 0"}) == 0);
+  }
+
+  TEST_CASE("a measured run gives its own exit status, time and peak memory") {
+    const runner::RunCost cost = runner::measure_process({"sh", "-c", "echo discarded; exit 5"});
+    CHECK(cost.status == 5);
+    CHECK(cost.seconds > 0);
+    CHECK(cost.peak_bytes > 0);
+  }
+}

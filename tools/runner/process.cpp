@@ -84,20 +84,46 @@ int open_output(const std::string& path) {
   return fd;
 }
 
+// A file descriptor, closed when it goes out of scope (also when spawning throws); -1 for none.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Starts `argv` with its stdout and stderr going to /dev/null (a device: open_output, which takes
+// only regular files, refuses it).
+pid_t spawn_quietly(const std::vector<std::string>& argv, const Environment& env) {
+  const Descriptor null(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+  return spawn(argv, env, null.get());
+}
+
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv, const Environment& env, const std::string& output) {
-  const int fd = output.empty() ? -1 : open_output(output);
-  const pid_t pid = spawn(argv, env, fd);
-  if (fd >= 0) ::close(fd);
+  pid_t pid = 0;
+  {
+    const Descriptor fd(output.empty() ? -1 : open_output(output));
+    pid = spawn(argv, env, fd.get());
+  }
   return wait_for(pid);
 }
 
+int run_quietly(const std::vector<std::string>& argv, const Environment& env) {
+  return wait_for(spawn_quietly(argv, env));
+}
+
 RunCost measure_process(const std::vector<std::string>& argv) {
-  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = spawn(argv, {}, null);
-  if (null >= 0) ::close(null);
+  const pid_t pid = spawn_quietly(argv, {});
   int status = 0;
   struct rusage usage {};
   // wait4: this child's own rusage (RUSAGE_CHILDREN would give the largest of every child so far).

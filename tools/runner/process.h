@@ -18,6 +18,9 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 /// when it could not start.
 int run_process(const std::vector<std::string>& argv, const Environment& env = {}, const std::string& output = "");
 
+/// Runs `argv` with its output discarded and waits; the exit status as run_process gives it.
+int run_quietly(const std::vector<std::string>& argv, const Environment& env = {});
+
 /// What one run of a program cost.
 struct RunCost {
   int status = 0;               ///< exit status, as run_process gives it

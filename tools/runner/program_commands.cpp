@@ -115,7 +115,7 @@ int run_doctor(const Context& c, const Arguments&) {
 std::vector<std::pair<std::string, double>> trace_tool_cost(const Context& c, int megabytes) {
   const fs::path trace = c.builder.dir() / "bench-trace.json";
   const std::string script = (c.root / "tests/reliability/big_trace.py").string();
-  if (run_process({"python3", script, std::to_string(megabytes), trace.string()}, {}, "/dev/null") != 0) return {};
+  if (run_quietly({"python3", script, std::to_string(megabytes), trace.string()}) != 0) return {};
   std::error_code ec;
   const double bytes = double(fs::file_size(trace, ec));
   std::vector<double> speeds, shares;
@@ -159,7 +159,7 @@ int run_bench(const Context& c, const Arguments& a) {
   fs::last_write_time(c.root / "exercises/01_matmul_add.cpp", fs::file_time_type::clock::now());
   const auto start = std::chrono::steady_clock::now();
   // Through ./workbook itself: what a learner waits for, the bootstrap included.
-  run_process({(c.root / "workbook").string(), "check", "1"}, {{"WORKBOOK_STATE_DIR", state.string()}}, "/dev/null");
+  run_quietly({(c.root / "workbook").string(), "check", "1"}, {{"WORKBOOK_STATE_DIR", state.string()}});
   const double edit = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::string> argv{c.builder.program("tools/workbook_bench").string()};
   if (a.has("--quick")) argv.push_back("--quick");

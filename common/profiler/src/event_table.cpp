@@ -141,18 +141,23 @@ std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {
   shape_key_.assign(reinterpret_cast<const char*>(&count), sizeof count);
   shape_key_.append(reinterpret_cast<const char*>(shapes.ends.data()), shapes.ends.size() * sizeof(std::size_t));
   shape_key_.append(reinterpret_cast<const char*>(shapes.sizes.data()), shapes.sizes.size() * sizeof(std::int64_t));
-  const auto [it, added] = shape_index_.try_emplace(shape_key_, std::uint32_t(shape_lists_.size()));
-  if (added) {
-    Shapes list;
-    list.reserve(shapes.ends.size());
-    std::size_t begin = 0;
-    for (const std::size_t end : shapes.ends) {
-      list.emplace_back(shapes.sizes.begin() + std::ptrdiff_t(begin), shapes.sizes.begin() + std::ptrdiff_t(end));
-      begin = end;
-    }
-    shape_lists_.push_back(std::move(list));
+  if (const auto known = shape_index_.find(shape_key_); known != shape_index_.end()) return known->second;
+  // The list is stored before its key: a key never names a list that failed to be made.
+  Shapes list;
+  list.reserve(shapes.ends.size());
+  std::size_t begin = 0;
+  for (const std::size_t end : shapes.ends) {
+    list.emplace_back(shapes.sizes.begin() + std::ptrdiff_t(begin), shapes.sizes.begin() + std::ptrdiff_t(end));
+    begin = end;
   }
-  return it->second;
+  shape_lists_.push_back(std::move(list));
+  try {
+    shape_index_.emplace(shape_key_, std::uint32_t(shape_lists_.size() - 1));
+  } catch (...) {
+    shape_lists_.pop_back();
+    throw;
+  }
+  return std::uint32_t(shape_lists_.size() - 1);
 }
 
 std::uint32_t EventTable::intern_thread(std::uint64_t thread) {
@@ -171,11 +176,13 @@ void rebuild(std::vector<T>& column, std::size_t n, Pick pick) {
   std::vector<T> out;
   out.reserve(n);
   for (std::size_t k = 0; k < n; ++k) out.push_back(column[pick(k)]);
-  column = std::move(out);
+  column.swap(out);
 }
 
 }  // namespace
 
+// One column at a time, so that reordering a large table needs one column's copy at most: a
+// failure to allocate leaves the table unusable (the Profile being built is abandoned with it).
 void EventTable::reorder(const std::vector<std::uint32_t>& order) {
   const std::size_t n = order.size();
   const auto pick = [&](std::size_t k) { return order[k]; };

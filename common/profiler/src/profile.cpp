@@ -485,9 +485,8 @@ void Profile::for_each_stats(const std::function<void(EventId, const EventStats&
   for (EventId id = 0; id < n; ++id) {
     while (next_owner < owners.size() && owners[next_owner] < id) ++next_owner;
     EventStats st;
-    const std::int64_t duration = t.end_ns(id) - t.start_ns(id);
     if (t.on_device(id)) {
-      st.device_total_ns = st.self_device_ns = duration;
+      st.device_total_ns = st.self_device_ns = t.end_ns(id) - t.start_ns(id);
     } else if (t.category(id) == Category::memory) {
       st.unattributed = alone[id];
       if (alone[id]) {
@@ -496,7 +495,7 @@ void Profile::for_each_stats(const std::function<void(EventId, const EventStats&
         (on_cpu ? st.self_cpu_memory : st.self_device_memory) = t.bytes(id);
       }
     } else {
-      st.cpu_total_ns = duration;
+      st.cpu_total_ns = t.end_ns(id) - t.start_ns(id);
       st.self_cpu_ns = self_ns(id);
       if (next_owner < owners.size() && owners[next_owner] == id) st.self_device_ns = self_device_at(next_owner);
       st.device_total_ns = device_total[id];
