@@ -214,11 +214,16 @@ int main(int argc, char** argv) {
       import_mb_s, fmt::format("{:.0f} MB/s ({:.2f} s)", import_mb_s, large.import_s), ">= 400 MB/s",
       import_mb_s >= 400);
   if (given.count("trace-mb-per-s") && given.count("trace-rss-share")) {
+    // The goals are for the 100 MB trace: a --quick run's 10 MB one is mostly the program's own
+    // few megabytes and start-up, so it is reported only.
     const double mb = given["trace-mb"], speed = given["trace-mb-per-s"], share = given["trace-rss-share"];
+    const bool full_size = mb >= 99;
     row("trace_tool_mb_per_s", fmt::format("workbook_trace on a {:.0f} MB trace, end to end", mb), speed,
-        fmt::format("{:.0f} MB/s ({:.2f} s)", speed, mb / speed), ">= 400 MB/s", speed >= 400);
+        fmt::format("{:.0f} MB/s ({:.2f} s)", speed, mb / speed), full_size ? ">= 400 MB/s" : "reported",
+        !full_size || speed >= 400);
     row("trace_tool_peak_memory", fmt::format("workbook_trace on a {:.0f} MB trace: peak RSS / file", mb), share,
-        fmt::format("{:.2f}x ({:.0f} MB)", share, share * mb), "<= 0.5x", share <= 0.5);
+        fmt::format("{:.2f}x ({:.0f} MB)", share, share * mb), full_size ? "<= 0.5x" : "reported",
+        !full_size || share <= 0.5);
   }
   if (given.count("edit-check"))
     row("edit_check_s", "edit one exercise -> check result (warm)", given["edit-check"],
