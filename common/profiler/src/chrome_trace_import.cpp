@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "decimal.h"
+#include "flat_shapes.h"
 #include "json_cursor.h"
 #include "kineto_meaning.h"
 #include "normalize.h"
@@ -405,7 +406,7 @@ class TraceReader : detail::JsonCursor {
     e.thread = tid;
     if (e.on_device()) e.device_index = has_device_arg ? device_arg : std::int64_t(pid);
     if (begin) {
-      e.input_shapes = shapes_of(FlatShapes{dims_, shape_ends_});
+      e.input_shapes = detail::shapes_of(FlatShapes{dims_, shape_ends_});
       open_slices_[lane].push_back(e);
       return;
     }
@@ -422,16 +423,6 @@ class TraceReader : detail::JsonCursor {
     dims_.clear();
     shape_ends_.clear();
     return event_;
-  }
-
-  static Shapes shapes_of(const FlatShapes& flat) {
-    Shapes shapes;
-    std::size_t begin = 0;
-    for (const std::size_t end : flat.ends) {
-      shapes.emplace_back(flat.sizes.begin() + std::ptrdiff_t(begin), flat.sizes.begin() + std::ptrdiff_t(end));
-      begin = end;
-    }
-    return shapes;
   }
 
   // Duration events as Perfetto's JSON importer pairs them: an "E" ends the innermost "B" still

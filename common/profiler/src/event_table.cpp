@@ -1,5 +1,7 @@
 #include "workbook/profiler/event_table.h"
 
+#include "flat_shapes.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -143,14 +145,7 @@ std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {
   shape_key_.append(reinterpret_cast<const char*>(shapes.sizes.data()), shapes.sizes.size() * sizeof(std::int64_t));
   if (const auto known = shape_index_.find(shape_key_); known != shape_index_.end()) return known->second;
   // The list is stored before its key: a key never names a list that failed to be made.
-  Shapes list;
-  list.reserve(shapes.ends.size());
-  std::size_t begin = 0;
-  for (const std::size_t end : shapes.ends) {
-    list.emplace_back(shapes.sizes.begin() + std::ptrdiff_t(begin), shapes.sizes.begin() + std::ptrdiff_t(end));
-    begin = end;
-  }
-  shape_lists_.push_back(std::move(list));
+  shape_lists_.push_back(detail::shapes_of(shapes));
   try {
     shape_index_.emplace(shape_key_, std::uint32_t(shape_lists_.size() - 1));
   } catch (...) {
