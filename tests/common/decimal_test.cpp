@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "decimal.h"
 #include "kineto_meaning.h"
@@ -40,6 +41,39 @@ TEST_SUITE("decimal") {
     CHECK(ns("1700000000123456.789") == 1700000000123456789);
     CHECK(ns("1700000000123456.7894") == 1700000000123456789);
     CHECK(ns("1700000000123456.7895") == 1700000000123456790);
+  }
+
+  TEST_CASE("plain decimal text of every length agrees with a digit-by-digit reference, the fast path's edges too") {
+    // Up to 18 digits with at most `shift` after the point take a shorter path: it must give what
+    // rounding the exact value gives, on both sides of that edge.
+    std::uint64_t state = 12345;
+    const auto next = [&state](unsigned below) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      return unsigned(state >> 33) % below;
+    };
+    for (int trial = 0; trial < 20000; ++trial) {
+      const bool negative = next(2) == 1;
+      const unsigned whole = 1 + next(20), fraction = next(6), shift = next(4);
+      std::string text = negative ? "-" : "";
+      for (unsigned k = 0; k < whole; ++k) text += char('0' + (k == 0 && whole > 1 ? 1 + next(9) : next(10)));
+      if (fraction > 0) text += '.';
+      for (unsigned k = 0; k < fraction; ++k) text += char('0' + next(10));
+      // The reference: all digits as one integer, scaled by 10^(shift - fraction), rounded half up.
+      unsigned __int128 digits = 0;
+      for (const char c : text)
+        if (c >= '0' && c <= '9') digits = digits * 10 + unsigned(c - '0');
+      const int scale = int(shift) - int(fraction);
+      for (int k = 0; k < scale; ++k) digits *= 10;
+      for (int k = 0; k < -scale; ++k) digits = k + 1 == -scale ? (digits + 5) / 10 : digits / 10;
+      const unsigned __int128 limit =
+          static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max()) + (negative ? 1 : 0);
+      std::int64_t out = 0;
+      CAPTURE(text);
+      CAPTURE(shift);
+      REQUIRE(decimal_to_int(text, int(shift), out) == (digits <= limit));
+      const __int128 expected = negative ? -static_cast<__int128>(digits) : static_cast<__int128>(digits);
+      if (digits <= limit) CHECK(out == std::int64_t(expected));
+    }
   }
 
   TEST_CASE("the int64 edges fit, one past them does not") {

@@ -4,8 +4,11 @@
 // Event as soon as it is complete, skipping everything else without building it.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,12 +17,16 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include "decimal.h"
 #include "flat_shapes.h"
 #include "json_cursor.h"
 #include "kineto_meaning.h"
 #include "normalize.h"
+#include "trace_loading.h"
 #include "workbook/profiler/chrome_trace.h"
 #include "workbook/profiler/format.h"
 #include "workbook/profiler/gzip.h"
@@ -32,12 +39,11 @@ using detail::is_integer_text;
 
 // What a trace's "cat" says about an event; Python's legacy exporter writes none, and its
 // operators carry a namespace.
-void classify(std::string_view cat, bool has_cat, const std::string& name, Event& e) {
+void classify(const std::optional<detail::KinetoCategory>& row, bool has_cat, const std::string& name, Event& e) {
   if (!has_cat) {
     e.category = name.find("::") != std::string::npos ? Category::cpu_op : Category::user_annotation;
     return;
   }
-  const auto row = detail::kineto_category(cat);
   if (!row) {
     e.category = Category::other;
     return;
@@ -48,6 +54,16 @@ void classify(std::string_view cat, bool has_cat, const std::string& name, Event
     e.work = row->work;
   }
 }
+
+// Whether a key is `word`: a length check, then a comparison of known length that the compiler
+// writes inline (a string_view's == calls memcmp for every key of the same length).
+template <std::size_t N>
+bool is(std::string_view key, const char (&word)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), word, N - 1) == 0;
+}
+
+/// A second reader met a "B" or "E" event, whose pair may lie in the first reader's part.
+struct PairedSlices {};
 
 /// What feeding one block achieved: how much of it was read, and whether an item was cut off.
 struct FeedResult {
@@ -81,6 +97,22 @@ class TraceReader : detail::JsonCursor {
       item_done();
     }
   }
+
+  /// Starts reading in the middle of the "traceEvents" array, right after a ',' between two events,
+  /// as the second of two readers splitting a file: `root_is_array` says how the document began.
+  /// Such a reader stops with PairedSlices at a "B" or "E" event (their pairs may cross the split).
+  void resume_after_comma(bool root_is_array) {
+    state_ = State::events;
+    root_is_array_ = root_is_array;
+    saw_events_ = after_comma_ = second_half_ = true;
+    first_member_ = first_event_ = false;
+  }
+  /// True between two events of the "traceEvents" array, right after their ',': where a reader
+  /// made by resume_after_comma() begins.
+  bool after_comma_between_events() const { return state_ == State::events && after_comma_; }
+  bool root_is_array() const { return root_is_array_; }
+  /// Appends the events another reader read after this one's (see resume_after_comma), emptying it.
+  void append_events(TraceReader& later) { events_.extend(std::move(later.events_)); }
 
   EventTable take_events() {
     if (!saw_events_) fail("no \"traceEvents\" array (is this a chrome trace?)");
@@ -282,22 +314,22 @@ class TraceReader : detail::JsonCursor {
       skip_ws();
       expect(':');
       skip_ws();
-      if (key == "External id")
+      if (is(key, "External id"))
         e.external_id = int_or_zero();
-      else if (key == "correlation")
+      else if (is(key, "correlation"))
         e.correlation = int_or_zero();
-      else if (key == "flops")
+      else if (is(key, "flops"))
         e.flops = int_or_zero();
-      else if (key == "Bytes")
+      else if (is(key, "Bytes"))
         e.bytes = int_or_zero();
-      else if (key == "Device Type")
+      else if (is(key, "Device Type"))
         memory_device_code = int_or_zero();
-      else if (key == "Device Id")
+      else if (is(key, "Device Id"))
         device_id = int_or_zero();
-      else if (key == "device") {
+      else if (is(key, "device")) {
         device_arg = int_or_zero();
         has_device_arg = true;
-      } else if (key == "Input Dims" || key == "Input dims")
+      } else if (is(key, "Input Dims") || is(key, "Input dims"))
         input_dims();
       else
         skip_value();
@@ -334,11 +366,11 @@ class TraceReader : detail::JsonCursor {
       fail(fmt::format("event {} is not an object", index));
     }
     ++p_;
-    std::string& ph = ph_;
-    std::string& cat = cat_;
-    ph.clear();
-    cat.clear();
-    bool has_ph = false, has_name = false, has_cat = false;
+    // "ph" when it is one character ('?' for a longer one), and what "cat" says (looked up at once:
+    // the view of its text lasts only until the next string).
+    char ph = '?';
+    std::optional<detail::KinetoCategory> category;
+    bool has_ph = false, has_name = false, has_cat = false, whole_trace = false;
     Number ts, dur, pid_number;
     std::uint64_t tid = 0, pid = 0;
     std::int64_t device_arg = 0, memory_device_code = 0, device_id = 0;
@@ -354,21 +386,25 @@ class TraceReader : detail::JsonCursor {
         skip_ws();
         expect(':');
         skip_ws();
-        if (key == "ph") {
-          has_ph = string_member(ph);
-        } else if (key == "name") {
+        std::string_view text;
+        if (is(key, "ph")) {
+          has_ph = string_view_member(text);
+          ph = text.size() == 1 ? text[0] : '?';
+        } else if (is(key, "name")) {
           has_name = string_member(e.name);
-        } else if (key == "cat") {
-          has_cat = string_member(cat);
-        } else if (key == "ts") {
+        } else if (is(key, "cat")) {
+          has_cat = string_view_member(text);
+          category = detail::kineto_category(text);
+          whole_trace = text == "Trace";
+        } else if (is(key, "ts")) {
           ts = number_member();
-        } else if (key == "dur") {
+        } else if (is(key, "dur")) {
           dur = number_member();
-        } else if (key == "tid") {
+        } else if (is(key, "tid")) {
           tid = id_value();
-        } else if (key == "pid") {
+        } else if (is(key, "pid")) {
           pid = id_value();
-        } else if (key == "args") {
+        } else if (is(key, "args")) {
           args(e, device_arg, has_device_arg, memory_device_code, device_id);
         } else {
           skip_value();
@@ -381,12 +417,13 @@ class TraceReader : detail::JsonCursor {
     // The whole object was read: from here on, errors are about its meaning.
     if (!has_ph) fail(fmt::format("event {}: 'ph' is missing", index));
     const ThreadKey lane{pid, tid};
-    if (ph == "E") return end_slice(lane, ts, index);
-    if (ph != "X" && ph != "B" && ph != "i" && ph != "I") return;  // metadata, flows, counters
+    if (second_half_ && (ph == 'B' || ph == 'E')) throw PairedSlices{};
+    if (ph == 'E') return end_slice(lane, ts, index);
+    if (ph != 'X' && ph != 'B' && ph != 'i' && ph != 'I') return;  // metadata, flows, counters
     if (!has_name) fail(fmt::format("event {}: 'name' is missing", index));
-    if (has_cat && cat == "Trace") return;  // Kineto's whole-trace span, not an activity
-    const bool begin = ph == "B";
-    const bool instant = ph != "X" && !begin;
+    if (has_cat && whole_trace) return;  // Kineto's whole-trace span, not an activity
+    const bool begin = ph == 'B';
+    const bool instant = ph != 'X' && !begin;
     if (instant && e.name != "[memory]") return;  // Python's memory records; other instants are markers
     if (instant) {
       e.category = Category::memory;
@@ -396,7 +433,7 @@ class TraceReader : detail::JsonCursor {
       e.device_type = type.value_or(DeviceType::cpu);
       e.device_index = device_id;
     } else {
-      classify(cat, has_cat, e.name, e);
+      classify(category, has_cat, e.name, e);
     }
     e.start_ns = nanoseconds(ts, "ts", index);
     const std::int64_t duration = instant || begin ? 0 : nanoseconds(dur, "dur", index);
@@ -442,9 +479,9 @@ class TraceReader : detail::JsonCursor {
   bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true,
        skipped_byte_order_mark_ = false;
   bool after_comma_ = false;  // the events' "," was read, the next event not yet
+  bool second_half_ = false;  // began mid-array (resume_after_comma)
   std::size_t index_ = 0;
   std::string key_scratch_;
-  std::string ph_, cat_;                 // the event's "ph" and "cat", reused
   Event event_;                          // the event being read (its shapes are in dims_)
   std::vector<std::int64_t> dims_;       // input_dims' numbers, all shapes in a row
   std::vector<std::size_t> shape_ends_;  // where each shape ends in dims_
@@ -529,7 +566,133 @@ class TraceBytes {
 
 }  // namespace
 
-Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes) {
+namespace {
+
+// Feeds a reader blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the
+// buffer. (Freed before the tree is built, where memory peaks.)
+class BlockFeed {
+ public:
+  explicit BlockFeed(TraceReader& reader) : reader_(reader), buffer_(std::size_t(4) << 20) {}
+
+  /// Feeds what `read(into, capacity)` gives (0 when it has no more) until it gives nothing. With
+  /// `end_of_input` the input ends there; without, it was cut at a split point and an item it
+  /// cut off stays in the buffer for the next call. The buffer never grows past `max_buffer`.
+  template <typename Read>
+  void until_empty(Read read, bool end_of_input, std::size_t max_buffer) {
+    for (;;) {
+      const std::size_t got = read(buffer_.data() + filled_, buffer_.size() - filled_);
+      filled_ += got;
+      const bool end = got == 0;
+      if (end && !end_of_input) return;  // every byte given was fed already
+      const std::size_t used = reader_.feed(buffer_.data(), buffer_.data() + filled_, end).consumed;
+      if (end) return;
+      std::memmove(buffer_.data(), buffer_.data() + used, filled_ - used);
+      filled_ -= used;
+      if (filled_ == buffer_.size()) buffer_.resize(std::min(buffer_.size() * 2, max_buffer));
+    }
+  }
+  /// Bytes given but not yet read whole: 0 when the input so far ends between two items.
+  std::size_t pending() const { return filled_; }
+  void release() { std::vector<char>().swap(buffer_); }
+
+ private:
+  TraceReader& reader_;
+  std::vector<char> buffer_;
+  std::size_t filled_ = 0;
+};
+
+// pread, again after a signal; 0 at the end or on an error (the caller then reads sequentially).
+std::size_t read_at(int fd, char* into, std::size_t capacity, std::uint64_t offset) {
+  for (;;) {
+    const ssize_t got = ::pread(fd, into, capacity, off_t(offset));
+    if (got >= 0) return std::size_t(got);
+    if (errno != EINTR) return 0;
+  }
+}
+
+// Where a second reader may begin: the first '{' after a ',' (blanks between) from the middle of the
+// file on, if one comes within 1 MiB; and whether the document is an array, from its first byte.
+// Only a guess: the first reader confirms it on reaching that byte.
+struct SplitPoint {
+  std::uint64_t offset = 0;
+  bool root_is_array = false;
+};
+std::optional<SplitPoint> split_point(int fd, std::uint64_t size) {
+  std::array<char, 64> head{};
+  const std::size_t head_size = read_at(fd, head.data(), head.size(), 0);
+  std::size_t k = head_size >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  while (k < head_size && std::strchr(" \n\r\t", head[k]) != nullptr && head[k] != '\0') ++k;
+  if (k == head_size || (head[k] != '[' && head[k] != '{')) return std::nullopt;
+  SplitPoint point;
+  point.root_is_array = head[k] == '[';
+  std::vector<char> window(std::size_t(1) << 20);
+  const std::uint64_t from = size / 2;
+  const std::size_t got = read_at(fd, window.data(), window.size(), from);
+  bool comma = false;
+  for (std::size_t i = 0; i < got; ++i) {
+    const char c = window[i];
+    if (comma && c == '{') {
+      point.offset = from + i;
+      return point;
+    }
+    if (c == ',')
+      comma = true;
+    else if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+      comma = false;
+  }
+  return std::nullopt;
+}
+
+// The reader that begins at a split point and reads to the end of the file on its own thread.
+// Whatever stops it (an error, a "B"/"E" event, a failed read, being told to stop) leaves it
+// unfinished, and the first reader goes on past the split point alone.
+class SecondHalf {
+ public:
+  SecondHalf(const std::string& source, int fd, std::uint64_t file_size, const SplitPoint& point)
+      : reader_(source, std::size_t(file_size - point.offset)) {
+    reader_.resume_after_comma(point.root_is_array);
+    thread_ = std::thread([this, fd, at = point.offset]() mutable {
+      try {
+        BlockFeed feed(reader_);
+        feed.until_empty(
+            [&](char* into, std::size_t capacity) {
+              if (stop_.load(std::memory_order_relaxed)) throw PairedSlices{};
+              const std::size_t got = read_at(fd, into, capacity, at);
+              at += got;
+              return got;
+            },
+            true, std::numeric_limits<std::size_t>::max());
+        finished_ = true;
+      } catch (...) {  // any failure: the first reader reads this part again and reports it
+      }
+    });
+  }
+  ~SecondHalf() { wait(true); }
+  SecondHalf(const SecondHalf&) = delete;
+  SecondHalf& operator=(const SecondHalf&) = delete;
+
+  /// Waits for the reader (told to stop first when `stop`): true when it read to the end.
+  bool wait(bool stop) {
+    if (stop) stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return finished_;
+  }
+  TraceReader& reader() { return reader_; }
+
+ private:
+  TraceReader reader_;
+  std::atomic<bool> stop_{false};
+  bool finished_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+namespace detail {
+
+Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes, std::uint64_t split_from,
+                          bool* read_by_two) {
+  if (read_by_two) *read_by_two = false;
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
@@ -542,36 +705,66 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
   const bool limited = !regular || bytes.compressed();
   // A Kineto trace compresses about tenfold: the hint reserves for that much JSON.
   TraceReader reader(path.string(), error ? 0 : std::size_t(size) * (bytes.compressed() ? 10 : 1));
+  BlockFeed feed(reader);
   std::uint64_t total = 0;
-  // Blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the buffer.
-  // (Freed before the tree is built, where memory peaks.)
-  std::vector<char> buffer(std::size_t(4) << 20);
-  std::size_t filled = 0;
-  bool any = false;
-  for (;;) {
-    const std::size_t got = bytes.read(buffer.data() + filled, buffer.size() - filled);
-    filled += got;
-    total += got;
-    if (limited && total > max_stream_bytes)
-      throw TraceError(fmt::format("{}: {} longer than {}: stopped reading ({})", path.string(),
-                                   bytes.compressed() ? "gzip data that decompresses to" : "a stream",
-                                   format_memory(std::int64_t(max_stream_bytes)),
-                                   bytes.compressed() ? "a trace that large is read uncompressed" : "is it endless?"));
-    any = any || filled > 0;
-    const bool last = got == 0;
-    if (!any && last) throw TraceError(fmt::format("{}: empty file", path.string()));
-    const std::size_t used = reader.feed(buffer.data(), buffer.data() + filled, last).consumed;
-    if (last) break;
-    std::memmove(buffer.data(), buffer.data() + used, filled - used);
-    filled -= used;
-    // One item longer than the buffer: grow it, for a stream never past its limit (plus a block to
-    // notice the excess), so that an endless item fails at the limit, not at twice it.
-    if (filled == buffer.size())
-      buffer.resize(!limited ? buffer.size() * 2
-                             : std::size_t(std::min<std::uint64_t>(buffer.size() * 2, max_stream_bytes + (4 << 20))));
+  // A large file is read by two threads: this one up to a split point in the middle of
+  // "traceEvents", the second from there (SecondHalf). Valid only when this reader arrives at the
+  // split point between two events, with its part read whole; otherwise this reader goes on alone.
+  std::optional<SplitPoint> point;
+  if (!limited && !error && size >= split_from && std::thread::hardware_concurrency() >= 2)
+    point = split_point(fileno(file.get()), size);
+  std::unique_ptr<SecondHalf> second;
+  if (point) {
+    try {
+      second = std::make_unique<SecondHalf>(path.string(), fileno(file.get()), size, *point);
+    } catch (const std::system_error&) {  // no thread to be had: one reader
+    }
   }
-  std::vector<char>().swap(buffer);
+  if (second) {
+    feed.until_empty(
+        [&](char* into, std::size_t capacity) {
+          const std::size_t got =
+              bytes.read(into, std::size_t(std::min<std::uint64_t>(capacity, point->offset - total)));
+          total += got;
+          return got;
+        },
+        false, std::numeric_limits<std::size_t>::max());
+    const bool met = total == point->offset && feed.pending() == 0 && reader.after_comma_between_events() &&
+                     reader.root_is_array() == point->root_is_array;
+    if (second->wait(!met) && met) {
+      feed.release();
+      reader.append_events(second->reader());
+      if (read_by_two) *read_by_two = true;
+      second.reset();
+      return finish(reader);
+    }
+    second.reset();
+  }
+  feed.until_empty(
+      [&](char* into, std::size_t capacity) {
+        const std::size_t got = bytes.read(into, capacity);
+        total += got;
+        if (limited && total > max_stream_bytes)
+          throw TraceError(
+              fmt::format("{}: {} longer than {}: stopped reading ({})", path.string(),
+                          bytes.compressed() ? "gzip data that decompresses to" : "a stream",
+                          format_memory(std::int64_t(max_stream_bytes)),
+                          bytes.compressed() ? "a trace that large is read uncompressed" : "is it endless?"));
+        if (got == 0 && total == 0) throw TraceError(fmt::format("{}: empty file", path.string()));
+        return got;
+      },
+      true,
+      // One item longer than the buffer grows it, for a stream never past its limit (plus a block to
+      // notice the excess), so that an endless item fails at the limit, not at twice it.
+      !limited ? std::numeric_limits<std::size_t>::max() : std::size_t(max_stream_bytes + (4 << 20)));
+  feed.release();
   return finish(reader);
+}
+
+}  // namespace detail
+
+Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes) {
+  return detail::load_chrome_trace(path, max_stream_bytes, detail::kSplitFromBytes);
 }
 
 }  // namespace workbook

@@ -5,7 +5,38 @@
 
 namespace workbook::detail {
 
+namespace {
+
+// The usual case, at a trace's pace: plain digits with at most `shift` of them after the point and
+// at most 18 in all, so that the value times 10^shift fits an int64 without rounding. False for
+// anything else (an exponent, more fraction, more digits), which the exact path then reads.
+bool plain_decimal_to_int(std::string_view text, int shift, std::int64_t& out) {
+  std::size_t i = text.size() > 0 && text[0] == '-' ? 1 : 0;
+  std::uint64_t value = 0;
+  int digits = 0, fraction = -1;  // fraction: digits after the point, -1 before it
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      if (++digits > 18) return false;
+      value = value * 10 + std::uint64_t(c - '0');
+      if (fraction >= 0) ++fraction;
+    } else if (c == '.' && fraction < 0) {
+      fraction = 0;
+    } else {
+      return false;
+    }
+  }
+  const int scale = shift - std::max(fraction, 0);
+  if (digits == 0 || scale < 0 || digits + scale > 18) return false;
+  for (int k = 0; k < scale; ++k) value *= 10;
+  out = text[0] == '-' ? -std::int64_t(value) : std::int64_t(value);
+  return true;
+}
+
+}  // namespace
+
 bool decimal_to_int(std::string_view text, int shift, std::int64_t& out) {
+  if (plain_decimal_to_int(text, shift, out)) return true;
   std::size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;

@@ -135,6 +135,71 @@ void EventTable::append(const Event& event, std::uint32_t shapes) {
       std::uint8_t(unsigned(event.category) | unsigned(event.device_type) << 3 | unsigned(event.work) << 4));
 }
 
+namespace {
+
+// Appends `from` to `to` and frees `from`.
+template <typename T>
+void move_column(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), from.begin(), from.end());
+  std::vector<T>().swap(from);
+}
+
+// Appends `from` to `to` with each id renamed by `id_here`, and frees `from`.
+void move_ids(std::vector<std::uint32_t>& to, std::vector<std::uint32_t>& from,
+              const std::vector<std::uint32_t>& id_here) {
+  const std::size_t base = to.size();
+  to.resize(base + from.size());
+  for (std::size_t i = 0; i < from.size(); ++i) to[base + i] = id_here[from[i]];
+  std::vector<std::uint32_t>().swap(from);
+}
+
+}  // namespace
+
+void EventTable::extend(EventTable&& other) {
+  if (other.size() >= std::numeric_limits<std::uint32_t>::max() - 1 - size())
+    throw std::length_error("a profile holds fewer than 2^32 - 1 events");
+  // What other's names, threads and lists of shapes are called here.
+  std::vector<std::uint32_t> names(other.names_.size()), threads(other.threads_.size()),
+      shapes(other.shape_lists_.size(), 0);
+  for (std::uint32_t id = 0; id < names.size(); ++id) names[id] = names_.intern(other.names_[id]);
+  for (std::uint32_t id = 0; id < threads.size(); ++id) {
+    const auto [it, added] = thread_index_.try_emplace(other.threads_[id], std::uint32_t(threads_.size()));
+    if (added) threads_.push_back(other.threads_[id]);
+    threads[id] = it->second;
+  }
+  std::vector<std::int64_t> sizes;
+  std::vector<std::size_t> ends;
+  for (std::uint32_t id = 1; id < shapes.size(); ++id) {
+    sizes.clear();
+    ends.clear();
+    for (const auto& shape : other.shape_lists_[id]) {
+      sizes.insert(sizes.end(), shape.begin(), shape.end());
+      ends.push_back(sizes.size());
+    }
+    shapes[id] = intern_shapes(FlatShapes{sizes, ends});
+  }
+  // The stored numbers as they are, then each block's first and each shapes id renamed.
+  const std::size_t base = size(), n = other.size();
+  std::size_t at = numbers_.size();
+  move_column(numbers_, other.numbers_);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned set = other.set_[i];
+    if ((base + i) % kBlock == 0) block_first_.push_back(at);
+    if ((set & (1u << kShapes)) != 0) {
+      std::int64_t& list = numbers_[at + bits(set & ((1u << kShapes) - 1))];
+      list = shapes[std::size_t(list)];
+    }
+    at += bits(set);
+  }
+  std::vector<std::uint64_t>().swap(other.block_first_);
+  move_column(start_, other.start_);
+  move_column(duration_, other.duration_);
+  move_ids(name_, other.name_, names);
+  move_ids(thread_, other.thread_, threads);
+  move_column(kind_, other.kind_);
+  move_column(set_, other.set_);
+}
+
 std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {
   if (shapes.ends.empty()) return 0;
   // The key: how many shapes, their ends, then the sizes, as bytes (a list of shapes is only ever

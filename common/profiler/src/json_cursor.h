@@ -102,6 +102,16 @@ class JsonCursor {
     out.assign(string_view_or_decode(scratch_));  // keeps the capacity of a reused string
     return true;
   }
+  // A string value as a view (valid until the next string is read); any other value is skipped
+  // and reported as absent.
+  bool string_view_member(std::string_view& out) {
+    if (peek() != '"') {
+      skip_value();
+      return false;
+    }
+    out = string_view_or_decode(scratch_);
+    return true;
+  }
   void expect(char c) {
     if (peek() != c) bad_json(fmt::format("expected '{}' but found '{}'", c, printable(*p_)));
     ++p_;

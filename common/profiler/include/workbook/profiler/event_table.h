@@ -150,6 +150,11 @@ class EventTable {
   /// Appends `event` with these shapes (its own input_shapes are not read): the reader's way, with
   /// no vector per shape.
   void push_back(const Event& event, const FlatShapes& shapes);
+  /// Appends every event of `other` (not this table), in order, as if they had been pushed here one
+  /// by one; `other` is emptied column by column as it goes, so that the two never need a whole
+  /// copy more. Throws std::length_error, with nothing changed, when the two hold 2^32 - 1 events
+  /// or more; a failure to allocate leaves this table unusable.
+  void extend(EventTable&& other);
 
   /// Event i's start, read from its column.
   std::int64_t start_ns(std::size_t i) const { return start_[i]; }
