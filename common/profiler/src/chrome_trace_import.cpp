@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -492,7 +495,14 @@ class TraceReader : detail::JsonCursor {
 Profile finish(TraceReader& reader) {
   EventTable events = reader.take_events();
   try {
-    return detail::normalized_profile(std::move(events));
+    Profile profile = detail::normalized_profile(std::move(events));
+#ifdef __GLIBC__
+    // The reader's blocks and the tree's scratch arrays were freed into the heap, where glibc keeps
+    // up to twice the largest block freed (megabytes here) as resident memory: handed back, what the
+    // caller does next (key_averages) starts from the profile's own size.
+    malloc_trim(0);
+#endif
+    return profile;
   } catch (const std::range_error& e) {
     reader.fail(e.what());
   }
@@ -572,7 +582,7 @@ namespace {
 // buffer. (Freed before the tree is built, where memory peaks.)
 class BlockFeed {
  public:
-  explicit BlockFeed(TraceReader& reader) : reader_(reader), buffer_(std::size_t(4) << 20) {}
+  explicit BlockFeed(TraceReader& reader) : reader_(reader), buffer_(std::size_t(256) << 10) {}
 
   /// Feeds what `read(into, capacity)` gives (0 when it has no more) until it gives nothing. With
   /// `end_of_input` the input ends there; without, it was cut at a split point and an item it

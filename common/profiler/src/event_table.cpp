@@ -1,6 +1,7 @@
 #include "workbook/profiler/event_table.h"
 
 #include "flat_shapes.h"
+#include "fresh_pages.h"
 
 #include <algorithm>
 #include <cstring>
@@ -140,6 +141,7 @@ namespace {
 // Appends `from` to `to` and frees `from`.
 template <typename T>
 void move_column(std::vector<T>& to, std::vector<T>& from) {
+  detail::reserve_mapped(to, from.size());
   to.insert(to.end(), from.begin(), from.end());
   std::vector<T>().swap(from);
 }
@@ -148,6 +150,7 @@ void move_column(std::vector<T>& to, std::vector<T>& from) {
 void move_ids(std::vector<std::uint32_t>& to, std::vector<std::uint32_t>& from,
               const std::vector<std::uint32_t>& id_here) {
   const std::size_t base = to.size();
+  detail::reserve_mapped(to, from.size());
   to.resize(base + from.size());
   for (std::size_t i = 0; i < from.size(); ++i) to[base + i] = id_here[from[i]];
   std::vector<std::uint32_t>().swap(from);

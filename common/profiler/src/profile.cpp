@@ -1,5 +1,6 @@
 #include "workbook/profiler/profile.h"
 
+#include "fresh_pages.h"
 #include "kineto_meaning.h"
 #include "saturating.h"
 #include "workbook/profiler/format.h"
@@ -38,11 +39,11 @@ template <typename OwnerOf>
 void fill_id_lists(std::size_t n, OwnerOf owner_of, std::vector<std::uint32_t>& start,
                    std::vector<std::uint32_t>& ids) {
   constexpr std::uint32_t none = ~std::uint32_t(0);
-  start.assign(n + 1, 0);
+  start = detail::filled_vector<std::uint32_t>(n + 1, 0);
   for (std::size_t id = 0; id < n; ++id)
     if (const std::uint32_t owner = owner_of(id); owner != none) ++start[owner + 1];
   for (std::size_t k = 0; k < n; ++k) start[k + 1] += start[k];
-  ids.assign(start[n], 0);
+  ids = detail::filled_vector<std::uint32_t>(start[n], 0);
   // start[owner] serves as the owner's next free place (no third array), ending at the next
   // owner's start; shifting back by one restores the starts.
   for (std::size_t id = 0; id < n; ++id)
@@ -141,7 +142,7 @@ std::int64_t Profile::total_ns(EventId id) const {
 }
 
 std::vector<std::uint32_t> Profile::host_parents() const {
-  std::vector<std::uint32_t> parent(events_.size(), kNone);
+  std::vector<std::uint32_t> parent = detail::filled_vector<std::uint32_t>(events_.size(), kNone);
   // Host events nest by interval per thread, exactly as _populate_cpu_children does: an event
   // is a child only when fully inside; memory instants join the innermost open event.
   std::unordered_map<std::uint64_t, std::vector<EventId>> open_per_thread;
@@ -218,7 +219,7 @@ std::vector<std::uint32_t> Profile::link_device_work(std::vector<std::uint32_t>&
       op_by_external_id.add(external_id, std::uint32_t(id));
     }
   }
-  std::vector<std::uint32_t> kernel_owner(t.size(), kNone);
+  std::vector<std::uint32_t> kernel_owner = detail::filled_vector<std::uint32_t>(t.size(), kNone);
   if (!any_device) return kernel_owner;
   launch_by_correlation.seal();
   op_by_external_id.seal();
@@ -265,7 +266,7 @@ void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<s
   const std::size_t n = events_.size();
   // Host children per event, kept up to date as children fold (counting them at every test
   // made a parent with 10^5 same-named children quadratic).
-  std::vector<std::uint32_t> host_children(n, 0);
+  std::vector<std::uint32_t> host_children = detail::filled_vector<std::uint32_t>(n, 0);
   for (EventId id = 0; id < n; ++id)
     if (parent[id] != kNone && events_.on_host(id)) ++host_children[parent[id]];
   // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
@@ -274,7 +275,7 @@ void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<s
   // parent is final when it is removed, so one step up from it reaches a kept event.
   // Kernels move as sets: `kernel_set[e]` names whose original kernels e holds now.
   std::vector<bool> removed(n, false);
-  std::vector<std::uint32_t> kernel_set(n);
+  std::vector<std::uint32_t> kernel_set = detail::filled_vector<std::uint32_t>(n, 0);
   std::iota(kernel_set.begin(), kernel_set.end(), 0);
   for (EventId id = 0; id < n; ++id) {
     if (parent[id] == kNone || !events_.on_host(id)) continue;
@@ -291,13 +292,14 @@ void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<s
   // before the launch that folded, so this is a pass of its own).
   for (EventId id = 0; id < n; ++id)
     if (parent[id] != kNone && removed[parent[id]]) parent[id] = parent[parent[id]];
-  std::vector<std::uint32_t> holder(n, kNone);  // the kept event holding each kernel set
+  std::vector<std::uint32_t> holder =
+      detail::filled_vector<std::uint32_t>(n, kNone);  // the kept event holding each kernel set
   for (EventId id = 0; id < n; ++id)
     if (!removed[id]) holder[kernel_set[id]] = std::uint32_t(id);
   for (EventId id = 0; id < n; ++id)
     if (kernel_owner[id] != kNone) kernel_owner[id] = holder[kernel_owner[id]];
   // Ids close up over the removed events.
-  std::vector<std::uint32_t> new_id(n, kNone);
+  std::vector<std::uint32_t> new_id = detail::filled_vector<std::uint32_t>(n, kNone);
   std::uint32_t next = 0;
   for (EventId id = 0; id < n; ++id)
     if (!removed[id]) new_id[id] = next++;
@@ -469,7 +471,7 @@ void Profile::for_each_stats(const std::function<void(EventId, const EventStats&
   // A host event's device total is its own kernels plus its host children's totals: summed
   // backwards, every child is complete before its parent needs it (no recursion, whatever the
   // depth). The one number per event that must travel up the tree.
-  std::vector<std::int64_t> device_total(n, 0);
+  std::vector<std::int64_t> device_total = detail::filled_vector<std::int64_t>(n, 0);
   std::size_t owner = owners.size();  // walking down: owners[owner - 1] is the last owner <= id
   for (EventId id = n; id-- > 0;) {
     while (owner > 0 && owners[owner - 1] > id) --owner;
