@@ -14,12 +14,14 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -65,8 +67,10 @@ bool is(std::string_view key, const char (&word)[N]) {
   return key.size() == N - 1 && std::memcmp(key.data(), word, N - 1) == 0;
 }
 
-/// A second reader met a "B" or "E" event, whose pair may lie in the first reader's part.
+/// A reader of a later part met a "B" or "E" event, whose pair may lie in an earlier part.
 struct PairedSlices {};
+/// A part's reading stopped because another part gave no result.
+struct Abandoned {};
 
 /// What feeding one block achieved: how much of it was read, and whether an item was cut off.
 struct FeedResult {
@@ -102,20 +106,24 @@ class TraceReader : detail::JsonCursor {
   }
 
   /// Starts reading in the middle of the "traceEvents" array, right after a ',' between two events,
-  /// as the second of two readers splitting a file: `root_is_array` says how the document began.
-  /// Such a reader stops with PairedSlices at a "B" or "E" event (their pairs may cross the split).
+  /// as the reader of a later part of a file: `root_is_array` says how the document began. Such a
+  /// reader stops with PairedSlices at a "B" or "E" event (their pairs may cross parts).
   void resume_after_comma(bool root_is_array) {
     state_ = State::events;
     root_is_array_ = root_is_array;
-    saw_events_ = after_comma_ = second_half_ = true;
+    saw_events_ = after_comma_ = later_part_ = true;
     first_member_ = first_event_ = false;
   }
   /// True between two events of the "traceEvents" array, right after their ',': where a reader
   /// made by resume_after_comma() begins.
   bool after_comma_between_events() const { return state_ == State::events && after_comma_; }
   bool root_is_array() const { return root_is_array_; }
-  /// Appends the events another reader read after this one's (see resume_after_comma), emptying it.
-  void append_events(TraceReader& later) { events_.extend(std::move(later.events_)); }
+  /// Appends the events other readers read right after this one's part, in order, emptying them.
+  void append_events(const std::vector<std::unique_ptr<TraceReader>>& later) {
+    std::vector<EventTable> tables;
+    for (const auto& reader : later) tables.push_back(std::move(reader->events_));
+    events_.extend(std::move(tables));
+  }
 
   EventTable take_events() {
     if (!saw_events_) fail("no \"traceEvents\" array (is this a chrome trace?)");
@@ -420,7 +428,7 @@ class TraceReader : detail::JsonCursor {
     // The whole object was read: from here on, errors are about its meaning.
     if (!has_ph) fail(fmt::format("event {}: 'ph' is missing", index));
     const ThreadKey lane{pid, tid};
-    if (second_half_ && (ph == 'B' || ph == 'E')) throw PairedSlices{};
+    if (later_part_ && (ph == 'B' || ph == 'E')) throw PairedSlices{};
     if (ph == 'E') return end_slice(lane, ts, index);
     if (ph != 'X' && ph != 'B' && ph != 'i' && ph != 'I') return;  // metadata, flows, counters
     if (!has_name) fail(fmt::format("event {}: 'name' is missing", index));
@@ -482,7 +490,7 @@ class TraceReader : detail::JsonCursor {
   bool root_is_array_ = false, saw_events_ = false, first_member_ = true, first_event_ = true,
        skipped_byte_order_mark_ = false;
   bool after_comma_ = false;  // the events' "," was read, the next event not yet
-  bool second_half_ = false;  // began mid-array (resume_after_comma)
+  bool later_part_ = false;   // began mid-array (resume_after_comma)
   std::size_t index_ = 0;
   std::string key_scratch_;
   Event event_;                          // the event being read (its shapes are in dims_)
@@ -578,22 +586,24 @@ class TraceBytes {
 
 namespace {
 
-// Feeds a reader blocks of 4 MiB; an item longer than the block (a huge metadata member) grows the
-// buffer. (Freed before the tree is built, where memory peaks.)
+// Feeds a reader the blocks of an input, in a buffer of its own (256 KiB: a larger one costs its
+// page faults on every load); an item longer than the buffer (a huge metadata member) grows it.
 class BlockFeed {
  public:
-  explicit BlockFeed(TraceReader& reader) : reader_(reader), buffer_(std::size_t(256) << 10) {}
+  BlockFeed(TraceReader& reader, std::vector<char>& buffer) : reader_(reader), buffer_(buffer) {
+    if (buffer_.empty()) buffer_.resize(std::size_t(256) << 10);
+  }
 
-  /// Feeds what `read(into, capacity)` gives (0 when it has no more) until it gives nothing. With
-  /// `end_of_input` the input ends there; without, it was cut at a split point and an item it
-  /// cut off stays in the buffer for the next call. The buffer never grows past `max_buffer`.
-  template <typename Read>
-  void until_empty(Read read, bool end_of_input, std::size_t max_buffer) {
+  /// Feeds what `read(into, capacity)` gives (0 when it has no more) until it gives nothing. When
+  /// `end_of_input()` is then true the input ends there; else it was cut at a part's end, and an
+  /// item it cut off stays in the buffer. The buffer never grows past `max_buffer`.
+  template <typename Read, typename AtEnd>
+  void until_empty(Read read, AtEnd end_of_input, std::size_t max_buffer) {
     for (;;) {
       const std::size_t got = read(buffer_.data() + filled_, buffer_.size() - filled_);
       filled_ += got;
       const bool end = got == 0;
-      if (end && !end_of_input) return;  // every byte given was fed already
+      if (end && !end_of_input()) return;  // every byte given was fed already
       const std::size_t used = reader_.feed(buffer_.data(), buffer_.data() + filled_, end).consumed;
       if (end) return;
       std::memmove(buffer_.data(), buffer_.data() + used, filled_ - used);
@@ -603,15 +613,14 @@ class BlockFeed {
   }
   /// Bytes given but not yet read whole: 0 when the input so far ends between two items.
   std::size_t pending() const { return filled_; }
-  void release() { std::vector<char>().swap(buffer_); }
 
  private:
   TraceReader& reader_;
-  std::vector<char> buffer_;
+  std::vector<char>& buffer_;
   std::size_t filled_ = 0;
 };
 
-// pread, again after a signal; 0 at the end or on an error (the caller then reads sequentially).
+// pread, again after a signal; 0 at the end or on an error (the part is then not read whole).
 std::size_t read_at(int fd, char* into, std::size_t capacity, std::uint64_t offset) {
   for (;;) {
     const ssize_t got = ::pread(fd, into, capacity, off_t(offset));
@@ -620,31 +629,27 @@ std::size_t read_at(int fd, char* into, std::size_t capacity, std::uint64_t offs
   }
 }
 
-// Where a second reader may begin: the first '{' after a ',' (blanks between) from the middle of the
-// file on, if one comes within 1 MiB; and whether the document is an array, from its first byte.
-// Only a guess: the first reader confirms it on reaching that byte.
-struct SplitPoint {
-  std::uint64_t offset = 0;
-  bool root_is_array = false;
-};
-std::optional<SplitPoint> split_point(int fd, std::uint64_t size) {
+// Whether the document is an array, from its first byte after a byte order mark and blanks; none
+// when it starts with anything else (one reader then says what is wrong).
+std::optional<bool> root_is_array(int fd) {
   std::array<char, 64> head{};
-  const std::size_t head_size = read_at(fd, head.data(), head.size(), 0);
-  std::size_t k = head_size >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
-  while (k < head_size && std::strchr(" \n\r\t", head[k]) != nullptr && head[k] != '\0') ++k;
-  if (k == head_size || (head[k] != '[' && head[k] != '{')) return std::nullopt;
-  SplitPoint point;
-  point.root_is_array = head[k] == '[';
-  std::vector<char> window(std::size_t(1) << 20);
-  const std::uint64_t from = size / 2;
+  const std::size_t size = read_at(fd, head.data(), head.size(), 0);
+  std::size_t k = size >= 3 && std::memcmp(head.data(), "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+  while (k < size && (head[k] == ' ' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) ++k;
+  if (k == size || (head[k] != '[' && head[k] != '{')) return std::nullopt;
+  return head[k] == '[';
+}
+
+// Where a part may begin: the first '{' after a ',' (blanks between) at or after `from`, within
+// 64 KiB. Only a guess (it may lie inside a string, or between two elements of an argument's
+// list): the part before it must arrive there between two events for it to count.
+std::optional<std::uint64_t> split_point(int fd, std::uint64_t from, std::vector<char>& window) {
+  window.resize(std::size_t(64) << 10);
   const std::size_t got = read_at(fd, window.data(), window.size(), from);
   bool comma = false;
   for (std::size_t i = 0; i < got; ++i) {
     const char c = window[i];
-    if (comma && c == '{') {
-      point.offset = from + i;
-      return point;
-    }
+    if (comma && c == '{') return from + i;
     if (c == ',')
       comma = true;
     else if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
@@ -653,56 +658,196 @@ std::optional<SplitPoint> split_point(int fd, std::uint64_t size) {
   return std::nullopt;
 }
 
-// The reader that begins at a split point and reads to the end of the file on its own thread.
-// Whatever stops it (an error, a "B"/"E" event, a failed read, being told to stop) leaves it
-// unfinished, and the first reader goes on past the split point alone.
-class SecondHalf {
+// A large file read by two threads, in parts that run from a ',' between two events of
+// "traceEvents" to the next part's start. Each thread reads a run of parts with one reader, taking
+// them in order: this thread from the start of the file, the helper from the middle part (its reader
+// begins with resume_after_comma). A thread whose run can go no further takes the last part not yet
+// taken from the other's run and reads it with a reader of its own, so that a slower core (the two
+// of a VM need not be equally fast) reads less. Then the events of the helper's run and of the parts
+// read alone are appended to this thread's reader, in file order. The result counts only when every
+// piece checks: each ended exactly where the next begins, between two events (this thread's run
+// also knowing, by then, whether the document is an array), the piece at the file's end read to
+// the end of the document, and none but this thread's run met an error or a "B"/"E" event. Anything
+// else gives no result, and the caller reads the file again with one reader, which reports whatever
+// is wrong as it always does. (This thread's own errors are thrown as they are: its run is the
+// file's beginning, read as one reader reads it.)
+class PartsReader {
  public:
-  SecondHalf(const std::string& source, int fd, std::uint64_t file_size, const SplitPoint& point)
-      : reader_(source, std::size_t(file_size - point.offset)) {
-    reader_.resume_after_comma(point.root_is_array);
-    thread_ = std::thread([this, fd, at = point.offset]() mutable {
-      try {
-        BlockFeed feed(reader_);
-        feed.until_empty(
-            [&](char* into, std::size_t capacity) {
-              if (stop_.load(std::memory_order_relaxed)) throw PairedSlices{};
-              const std::size_t got = read_at(fd, into, capacity, at);
-              at += got;
-              return got;
-            },
-            true, std::numeric_limits<std::size_t>::max());
-        finished_ = true;
-      } catch (...) {  // any failure: the first reader reads this part again and reports it
-      }
-    });
+  PartsReader(const std::string& source, int fd, std::vector<std::uint64_t> starts, bool array_root, std::uint64_t size)
+      : source_(source),
+        fd_(fd),
+        starts_(std::move(starts)),
+        root_is_array_(array_root),
+        size_(size),
+        alone_(starts_.size()) {
+    const std::size_t middle = starts_.size() / 2;
+    runs_[0] = {nullptr, 1, middle};                   // part 0 is taken from the start
+    runs_[1] = {nullptr, middle + 1, starts_.size()};  // and the middle part
   }
-  ~SecondHalf() { wait(true); }
-  SecondHalf(const SecondHalf&) = delete;
-  SecondHalf& operator=(const SecondHalf&) = delete;
 
-  /// Waits for the reader (told to stop first when `stop`): true when it read to the end.
-  bool wait(bool stop) {
-    if (stop) stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    return finished_;
+  /// The reader holding every event, or none (see the class).
+  std::unique_ptr<TraceReader> read() {
+    std::thread helper;
+    try {
+      helper = std::thread([this] { work(1); });
+    } catch (const std::system_error&) {  // no second thread to be had: one reader, as before
+      return nullptr;
+    }
+    // However this thread leaves (a TraceError of its reader, an allocation failing), the helper
+    // is told to stop and waited for.
+    struct Joined {
+      PartsReader& parts;
+      std::thread& helper;
+      ~Joined() {
+        parts.give_up_ = true;
+        if (helper.joinable()) helper.join();
+      }
+    } joined{*this, helper};
+    work(0);
+    helper.join();
+    if (give_up_) return nullptr;
+    // File order: this run, the parts the helper took from its end, the helper's run, the parts
+    // this thread took from that run's end.
+    std::vector<std::unique_ptr<TraceReader>> later;
+    for (std::size_t k = runs_[0].next; k < starts_.size() / 2; ++k) later.push_back(std::move(alone_[k]));
+    later.push_back(std::move(runs_[1].reader));
+    for (std::size_t k = runs_[1].next; k < starts_.size(); ++k) later.push_back(std::move(alone_[k]));
+    runs_[0].reader->append_events(later);
+    return std::move(runs_[0].reader);
   }
-  TraceReader& reader() { return reader_; }
 
  private:
-  TraceReader reader_;
-  std::atomic<bool> stop_{false};
-  bool finished_ = false;
-  std::thread thread_;
+  struct Run {
+    std::unique_ptr<TraceReader> reader;
+    std::size_t next = 0;   // under mutex_: the part after the ones taken
+    std::size_t limit = 0;  // under mutex_: where it must stop (the other thread took the rest)
+  };
+
+  // One thread's work: its run, then parts from the other run's end; any failure but this thread's
+  // own errors (rethrown) makes both give up.
+  void work(int me) {
+    try {
+      if (!read_run(me)) give_up_ = true;
+    } catch (const Abandoned&) {
+      give_up_ = true;
+    } catch (...) {
+      give_up_ = true;
+      if (me == 0) throw;  // this thread's run is the file's beginning: its errors are one reader's
+    }
+    for (;;) {
+      std::size_t k = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        Run& other = runs_[1 - me];
+        if (give_up_ || other.limit <= other.next) return;
+        k = --other.limit;
+      }
+      try {
+        if (!read_alone(k)) give_up_ = true;
+      } catch (...) {  // an error, a "B"/"E" event, or told to give up: read again by one reader
+        give_up_ = true;
+      }
+    }
+  }
+
+  // Reads a run of parts with one reader until the other thread has the next part (or the file
+  // ends): true when it stopped exactly at a part's start between two events, or read the end of
+  // the document. The helper's run stops with PairedSlices at a "B" or "E" event.
+  bool read_run(int me) {
+    Run& run = runs_[me];
+    const std::size_t first = me == 0 ? 0 : starts_.size() / 2;
+    run.reader = std::make_unique<TraceReader>(source_, std::size_t(me == 0 ? size_ : size_ - starts_[first]));
+    TraceReader& reader = *run.reader;
+    if (me == 1) reader.resume_after_comma(root_is_array_);
+    std::vector<char> buffer;
+    BlockFeed feed(reader, buffer);
+    std::uint64_t at = starts_[first];
+    bool at_file_end = false;
+    std::uint64_t end = 0;
+    const auto take_next = [&] {  // at `end`: the next part, unless it is the other's
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (run.next >= run.limit) return false;
+      ++run.next;
+      return true;
+    };
+    const auto end_of_run = [&] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      at_file_end = run.next == starts_.size();
+      end = at_file_end ? std::numeric_limits<std::uint64_t>::max() : starts_[run.next];
+    };
+    end_of_run();
+    feed.until_empty(
+        [&](char* into, std::size_t capacity) -> std::size_t {
+          if (give_up_) throw Abandoned{};
+          if (at == end && !at_file_end) {
+            if (!take_next()) return 0;
+            end_of_run();
+          }
+          const std::size_t got = read_at(fd_, into, std::size_t(std::min<std::uint64_t>(capacity, end - at)), at);
+          at += got;
+          return got;
+        },
+        [&] { return at_file_end; }, std::numeric_limits<std::size_t>::max());
+    if (at_file_end) return true;  // the end of the document was read (an unfinished one throws)
+    return at == end && feed.pending() == 0 && reader.after_comma_between_events() &&
+           reader.root_is_array() == root_is_array_;
+  }
+
+  // Reads part k alone, with a reader of its own: true when it ended exactly where part k + 1
+  // begins, between two events, or read the end of the document.
+  bool read_alone(std::size_t k) {
+    const bool last = k + 1 == starts_.size();
+    const std::uint64_t end = last ? std::numeric_limits<std::uint64_t>::max() : starts_[k + 1];
+    alone_[k] = std::make_unique<TraceReader>(source_, std::size_t((last ? size_ : end) - starts_[k]));
+    TraceReader& reader = *alone_[k];
+    reader.resume_after_comma(root_is_array_);
+    std::vector<char> buffer;
+    BlockFeed feed(reader, buffer);
+    std::uint64_t at = starts_[k];
+    feed.until_empty(
+        [&](char* into, std::size_t capacity) {
+          if (give_up_) throw Abandoned{};
+          const std::size_t got = read_at(fd_, into, std::size_t(std::min<std::uint64_t>(capacity, end - at)), at);
+          at += got;
+          return got;
+        },
+        [&] { return last; }, std::numeric_limits<std::size_t>::max());
+    if (last) return true;
+    return at == end && feed.pending() == 0 && reader.after_comma_between_events();
+  }
+
+  std::string source_;
+  int fd_;
+  std::vector<std::uint64_t> starts_;
+  bool root_is_array_;
+  std::uint64_t size_;
+  std::mutex mutex_;
+  Run runs_[2];  // 0: this thread's, from part 0; 1: the helper's, from the middle part
+  std::vector<std::unique_ptr<TraceReader>> alone_;  // parts read alone, by index
+  std::atomic<bool> give_up_{false};
 };
+
+// The parts of a file of `size` bytes: about `part_bytes` each, at most 16, starting where
+// split_point finds a place; none when the file is too small for two or no place is found.
+std::vector<std::uint64_t> part_starts(int fd, std::uint64_t size, std::uint64_t part_bytes) {
+  const std::uint64_t count = std::min<std::uint64_t>(16, size / std::max<std::uint64_t>(part_bytes, 1));
+  std::vector<std::uint64_t> starts{0};
+  std::vector<char> window;
+  for (std::uint64_t k = 1; k < count; ++k) {
+    const auto at = split_point(fd, size / count * k, window);
+    if (at && *at > starts.back()) starts.push_back(*at);
+  }
+  if (starts.size() < 2) starts.clear();
+  return starts;
+}
 
 }  // namespace
 
 namespace detail {
 
 Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_stream_bytes, std::uint64_t split_from,
-                          bool* read_by_two) {
-  if (read_by_two) *read_by_two = false;
+                          bool* read_in_parts) {
+  if (read_in_parts) *read_in_parts = false;
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw TraceError(fmt::format("{}: is a directory", path.string()));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
@@ -713,43 +858,25 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
   const bool regular = std::filesystem::is_regular_file(path, error);
   const std::uintmax_t size = regular ? std::filesystem::file_size(path, error) : 0;
   const bool limited = !regular || bytes.compressed();
+  // A large file is read in parts by two threads (PartsReader); where that gives no result, one
+  // reader reads it all, from the start.
+  if (!limited && !error && size >= split_from && size > 0 && std::thread::hardware_concurrency() >= 2) {
+    const int fd = fileno(file.get());
+    const std::optional<bool> array = root_is_array(fd);
+    std::vector<std::uint64_t> starts =
+        array ? part_starts(fd, size, std::max<std::uint64_t>(split_from, 1) / 2) : std::vector<std::uint64_t>();
+    if (!starts.empty()) {
+      if (auto reader = PartsReader(path.string(), fd, std::move(starts), *array, size).read()) {
+        if (read_in_parts) *read_in_parts = true;
+        return finish(*reader);
+      }
+    }
+  }
   // A Kineto trace compresses about tenfold: the hint reserves for that much JSON.
   TraceReader reader(path.string(), error ? 0 : std::size_t(size) * (bytes.compressed() ? 10 : 1));
-  BlockFeed feed(reader);
+  std::vector<char> buffer;
+  BlockFeed feed(reader, buffer);
   std::uint64_t total = 0;
-  // A large file is read by two threads: this one up to a split point in the middle of
-  // "traceEvents", the second from there (SecondHalf). Valid only when this reader arrives at the
-  // split point between two events, with its part read whole; otherwise this reader goes on alone.
-  std::optional<SplitPoint> point;
-  if (!limited && !error && size >= split_from && std::thread::hardware_concurrency() >= 2)
-    point = split_point(fileno(file.get()), size);
-  std::unique_ptr<SecondHalf> second;
-  if (point) {
-    try {
-      second = std::make_unique<SecondHalf>(path.string(), fileno(file.get()), size, *point);
-    } catch (const std::system_error&) {  // no thread to be had: one reader
-    }
-  }
-  if (second) {
-    feed.until_empty(
-        [&](char* into, std::size_t capacity) {
-          const std::size_t got =
-              bytes.read(into, std::size_t(std::min<std::uint64_t>(capacity, point->offset - total)));
-          total += got;
-          return got;
-        },
-        false, std::numeric_limits<std::size_t>::max());
-    const bool met = total == point->offset && feed.pending() == 0 && reader.after_comma_between_events() &&
-                     reader.root_is_array() == point->root_is_array;
-    if (second->wait(!met) && met) {
-      feed.release();
-      reader.append_events(second->reader());
-      if (read_by_two) *read_by_two = true;
-      second.reset();
-      return finish(reader);
-    }
-    second.reset();
-  }
   feed.until_empty(
       [&](char* into, std::size_t capacity) {
         const std::size_t got = bytes.read(into, capacity);
@@ -763,11 +890,11 @@ Profile load_chrome_trace(const std::filesystem::path& path, std::uint64_t max_s
         if (got == 0 && total == 0) throw TraceError(fmt::format("{}: empty file", path.string()));
         return got;
       },
-      true,
+      [] { return true; },
       // One item longer than the buffer grows it, for a stream never past its limit (plus a block to
       // notice the excess), so that an endless item fails at the limit, not at twice it.
       !limited ? std::numeric_limits<std::size_t>::max() : std::size_t(max_stream_bytes + (4 << 20)));
-  feed.release();
+  std::vector<char>().swap(buffer);
   return finish(reader);
 }
 

@@ -22,7 +22,7 @@ const std::uint8_t EventTable::kBitCount[128] = {
 };
 
 std::uint32_t StringPool::intern(std::string_view text) {
-  if (size() * 2 >= slots_.size()) grow_slots();
+  if (size() * 2 >= slots_.size()) rehash(slots_.empty() ? 64 : slots_.size() * 2);
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t at = std::hash<std::string_view>{}(text)&mask;; at = (at + 1) & mask) {
     const std::uint32_t slot = slots_[at];
@@ -38,8 +38,16 @@ std::uint32_t StringPool::intern(std::string_view text) {
   }
 }
 
-void StringPool::grow_slots() {
-  std::vector<std::uint32_t> slots(slots_.empty() ? 64 : slots_.size() * 2, 0);
+void StringPool::reserve(std::size_t strings, std::size_t chars) {
+  chars_.reserve(chars_.size() + chars);
+  ends_.reserve(ends_.size() + strings);
+  std::size_t slots = std::max<std::size_t>(slots_.size(), 64);
+  while ((size() + strings) * 2 >= slots) slots *= 2;
+  if (slots != slots_.size()) rehash(slots);
+}
+
+void StringPool::rehash(std::size_t count) {
+  std::vector<std::uint32_t> slots(count, 0);
   const std::size_t mask = slots.size() - 1;
   for (std::uint32_t id = 0; id < size(); ++id) {
     std::size_t at = std::hash<std::string_view>{}((*this)[id]) & mask;
@@ -141,7 +149,6 @@ namespace {
 // Appends `from` to `to` and frees `from`.
 template <typename T>
 void move_column(std::vector<T>& to, std::vector<T>& from) {
-  detail::reserve_mapped(to, from.size());
   to.insert(to.end(), from.begin(), from.end());
   std::vector<T>().swap(from);
 }
@@ -150,7 +157,6 @@ void move_column(std::vector<T>& to, std::vector<T>& from) {
 void move_ids(std::vector<std::uint32_t>& to, std::vector<std::uint32_t>& from,
               const std::vector<std::uint32_t>& id_here) {
   const std::size_t base = to.size();
-  detail::reserve_mapped(to, from.size());
   to.resize(base + from.size());
   for (std::size_t i = 0; i < from.size(); ++i) to[base + i] = id_here[from[i]];
   std::vector<std::uint32_t>().swap(from);
@@ -158,9 +164,30 @@ void move_ids(std::vector<std::uint32_t>& to, std::vector<std::uint32_t>& from,
 
 }  // namespace
 
-void EventTable::extend(EventTable&& other) {
-  if (other.size() >= std::numeric_limits<std::uint32_t>::max() - 1 - size())
+void EventTable::extend(std::vector<EventTable>&& others) {
+  std::size_t events = 0, numbers = 0, names = 0, chars = 0;
+  for (const EventTable& other : others) {
+    events += other.size();
+    numbers += other.numbers_.size();
+    names += other.names_.size();
+    chars += other.names_.chars();
+  }
+  if (events >= std::numeric_limits<std::uint32_t>::max() - 1 - size())
     throw std::length_error("a profile holds fewer than 2^32 - 1 events");
+  // Room for all of them at once: each column grows once, its pages mapped in one call.
+  names_.reserve(names, chars);
+  detail::reserve_mapped(start_, events);
+  detail::reserve_mapped(duration_, events);
+  detail::reserve_mapped(name_, events);
+  detail::reserve_mapped(thread_, events);
+  detail::reserve_mapped(kind_, events);
+  detail::reserve_mapped(set_, events);
+  detail::reserve_mapped(block_first_, events / kBlock + others.size());
+  detail::reserve_mapped(numbers_, numbers);
+  for (EventTable& other : others) append_table(other);
+}
+
+void EventTable::append_table(EventTable& other) {
   // What other's names, threads and lists of shapes are called here.
   std::vector<std::uint32_t> names(other.names_.size()), threads(other.threads_.size()),
       shapes(other.shape_lists_.size(), 0);

@@ -34,9 +34,14 @@ class StringPool {
   }
   /// How many distinct strings.
   std::size_t size() const { return ends_.size() - 1; }
+  /// Their characters, all told.
+  std::size_t chars() const { return chars_.size(); }
+  /// Room for `strings` more strings of `chars` characters in all, so that interning them grows
+  /// nothing.
+  void reserve(std::size_t strings, std::size_t chars);
 
  private:
-  void grow_slots();
+  void rehash(std::size_t slots);
   std::vector<char> chars_;           // a vector, not a string: moving the pool keeps the views valid
   std::vector<std::size_t> ends_{0};  // string k is chars_[ends_[k] .. ends_[k + 1])
   std::vector<std::uint32_t> slots_;  // open addressing: id + 1, 0 for an empty slot
@@ -150,11 +155,11 @@ class EventTable {
   /// Appends `event` with these shapes (its own input_shapes are not read): the reader's way, with
   /// no vector per shape.
   void push_back(const Event& event, const FlatShapes& shapes);
-  /// Appends every event of `other` (not this table), in order, as if they had been pushed here one
-  /// by one; `other` is emptied column by column as it goes, so that the two never need a whole
-  /// copy more. Throws std::length_error, with nothing changed, when the two hold 2^32 - 1 events
-  /// or more; a failure to allocate leaves this table unusable.
-  void extend(EventTable&& other);
+  /// Appends every event of `others` (not this table), one table after the other, as if they had
+  /// been pushed here one by one; each is emptied column by column as it goes, so that they never
+  /// need a whole copy more. Throws std::length_error, with nothing changed, when they hold 2^32 - 1
+  /// events or more in all; a failure to allocate leaves this table unusable.
+  void extend(std::vector<EventTable>&& others);
 
   /// Event i's start, read from its column.
   std::int64_t start_ns(std::size_t i) const { return start_[i]; }
@@ -207,6 +212,7 @@ class EventTable {
   }
   std::size_t first_number(std::size_t i) const;
   void append(const Event& event, std::uint32_t shapes);
+  void append_table(EventTable& other);
   std::uint32_t intern_shapes(const FlatShapes& shapes);
   std::uint32_t intern_thread(std::uint64_t thread);
 
