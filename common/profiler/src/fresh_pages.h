@@ -7,6 +7,7 @@
 // outside the array is touched, so no memory is mapped that would not be anyway. Elsewhere than
 // Linux, or where the kernel refuses, the pages come one by one as before.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -37,13 +38,26 @@ inline void map_pages_now(void* data, std::size_t bytes) {
 #endif
 }
 
+/// `v` made `n` copies of `value`, in the memory it has when that holds `capacity` (at least n)
+/// elements, else in new memory of that size, its pages mapped at once (map_pages_now): a buffer
+/// handed on from a step that is done costs no page faults.
+template <typename T>
+void assign_mapped(std::vector<T>& v, std::size_t n, const T& value, std::size_t capacity = 0) {
+  capacity = std::max(capacity, n);
+  if (v.capacity() < capacity) {
+    std::vector<T> fresh;
+    fresh.reserve(capacity);
+    map_pages_now(fresh.data(), capacity * sizeof(T));
+    v.swap(fresh);
+  }
+  v.assign(n, value);
+}
+
 /// `n` copies of `value`, the pages mapped at once (map_pages_now).
 template <typename T>
 std::vector<T> filled_vector(std::size_t n, const T& value) {
   std::vector<T> v;
-  v.reserve(n);
-  map_pages_now(v.data(), n * sizeof(T));
-  v.assign(n, value);
+  assign_mapped(v, n, value);
   return v;
 }
 

@@ -22,8 +22,14 @@ bool is_profiler_utility(std::string_view name, Category category) {
 }
 
 Profile normalized_profile(EventTable events) {
+  // Whether each distinct name is a utility op's, asked once per name rather than per event.
+  std::vector<char> utility_name(events.name_count(), -1);
   std::vector<bool> keep(events.size());
-  for (std::size_t i = 0; i < events.size(); ++i) keep[i] = !is_profiler_utility(events.name(i), events.category(i));
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    char& utility = utility_name[events.name_id(i)];
+    if (utility < 0) utility = is_profiler_utility(events.name(i), Category::cpu_op) ? 1 : 0;
+    keep[i] = utility == 0 || events.category(i) == Category::memory;
+  }
   events.keep_only(keep);
   std::int64_t origin = std::numeric_limits<std::int64_t>::max();
   for (std::size_t i = 0; i < events.size(); ++i) origin = std::min(origin, events.start_ns(i));

@@ -39,11 +39,11 @@ template <typename OwnerOf>
 void fill_id_lists(std::size_t n, OwnerOf owner_of, std::vector<std::uint32_t>& start,
                    std::vector<std::uint32_t>& ids) {
   constexpr std::uint32_t none = ~std::uint32_t(0);
-  start = detail::filled_vector<std::uint32_t>(n + 1, 0);
+  detail::assign_mapped<std::uint32_t>(start, n + 1, 0);
   for (std::size_t id = 0; id < n; ++id)
     if (const std::uint32_t owner = owner_of(id); owner != none) ++start[owner + 1];
   for (std::size_t k = 0; k < n; ++k) start[k + 1] += start[k];
-  ids = detail::filled_vector<std::uint32_t>(start[n], 0);
+  detail::assign_mapped<std::uint32_t>(ids, start[n], 0);
   // start[owner] serves as the owner's next free place (no third array), ending at the next
   // owner's start; shifting back by one restores the starts.
   for (std::size_t id = 0; id < n; ++id)
@@ -127,7 +127,8 @@ Profile::Profile(EventTable events) : events_(std::move(events)) {
   }
   std::vector<std::uint32_t> parent = host_parents();
   std::vector<std::uint32_t> kernel_owner = link_device_work(parent);
-  merge_duplicates(parent, kernel_owner);
+  // The children's lists are filled into merge_duplicates' scratch arrays, done with by then.
+  merge_duplicates(parent, kernel_owner, children_.start, children_.ids);
   // Children in id order are children in start order (device work after its launch's host children
   // when it starts later, as before).
   fill_id_lists(
@@ -262,11 +263,13 @@ std::vector<std::uint32_t> Profile::link_device_work(std::vector<std::uint32_t>&
   return kernel_owner;
 }
 
-void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner) {
+void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner,
+                               std::vector<std::uint32_t>& scratch, std::vector<std::uint32_t>& more_scratch) {
   const std::size_t n = events_.size();
   // Host children per event, kept up to date as children fold (counting them at every test
   // made a parent with 10^5 same-named children quadratic).
-  std::vector<std::uint32_t> host_children = detail::filled_vector<std::uint32_t>(n, 0);
+  std::vector<std::uint32_t>& host_children = scratch;
+  detail::assign_mapped<std::uint32_t>(host_children, n, 0, n + 1);
   for (EventId id = 0; id < n; ++id)
     if (parent[id] != kNone && events_.on_host(id)) ++host_children[parent[id]];
   // _remove_dup_nodes: an only host child with its parent's name folds into the parent, which
@@ -275,7 +278,8 @@ void Profile::merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<s
   // parent is final when it is removed, so one step up from it reaches a kept event.
   // Kernels move as sets: `kernel_set[e]` names whose original kernels e holds now.
   std::vector<bool> removed(n, false);
-  std::vector<std::uint32_t> kernel_set = detail::filled_vector<std::uint32_t>(n, 0);
+  std::vector<std::uint32_t>& kernel_set = more_scratch;
+  detail::assign_mapped<std::uint32_t>(kernel_set, n, 0);
   std::iota(kernel_set.begin(), kernel_set.end(), 0);
   for (EventId id = 0; id < n; ++id) {
     if (parent[id] == kNone || !events_.on_host(id)) continue;

@@ -171,6 +171,8 @@ class EventTable {
   std::uint32_t name_id(std::size_t i) const { return name_[i]; }
   /// Event i's name.
   std::string_view name(std::size_t i) const { return names_[name_[i]]; }
+  /// How many distinct names the events have (name ids are below it).
+  std::size_t name_count() const { return names_.size(); }
   /// Event i's category.
   Category category(std::size_t i) const { return Category(kind_[i] & 7); }
   /// Event i's device type.

@@ -162,7 +162,8 @@ class Profile {
   static constexpr std::uint32_t kNone = ~std::uint32_t(0);
   std::vector<std::uint32_t> host_parents() const;
   std::vector<std::uint32_t> link_device_work(std::vector<std::uint32_t>& parent) const;
-  void merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner);
+  void merge_duplicates(std::vector<std::uint32_t>& parent, std::vector<std::uint32_t>& kernel_owner,
+                        std::vector<std::uint32_t>& scratch, std::vector<std::uint32_t>& more_scratch);
   EventTable events_;
   std::vector<std::uint32_t> parent_;  ///< kNone for a root
   IdLists children_;
