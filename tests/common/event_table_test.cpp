@@ -153,3 +153,33 @@ TEST_CASE("the events iterate as views: indexed, counted, searched, copied out a
   CHECK(fields(one) == fields(events[5]));
   CHECK_THROWS_AS(table.at(table.size()), std::out_of_range);
 }
+
+TEST_CASE("extending by other tables is pushing their events one by one: same fields, same name ids") {
+  // Enough events that the columns fill on two threads, with names, threads and shapes that the
+  // first table has, and some it does not.
+  std::vector<Event> events;
+  for (int round = 0; round < 1600; ++round)
+    for (Event e : assorted()) {
+      e.name += std::to_string(round % 37);
+      e.thread += std::uint64_t(round % 5);
+      events.push_back(e);
+    }
+  const std::size_t cut1 = events.size() / 3, cut2 = events.size() / 2;
+  REQUIRE(events.size() - cut1 >= (std::size_t(1) << 17));
+  EventTable whole, first, second, third;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    whole.push_back(events[i]);
+    (i < cut1 ? first : i < cut2 ? second : third).push_back(events[i]);
+  }
+  std::vector<EventTable> rest;
+  rest.push_back(std::move(second));
+  rest.push_back(std::move(third));
+  first.extend(std::move(rest));
+  REQUIRE(first.size() == whole.size());
+  REQUIRE(first.name_count() == whole.name_count());
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(fields(Event(first[i])) == fields(Event(whole[i])));
+    REQUIRE(first.name_id(i) == whole.name_id(i));
+  }
+}

@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace workbook {
 
@@ -165,56 +168,109 @@ void move_ids(std::vector<std::uint32_t>& to, std::vector<std::uint32_t>& from,
 }  // namespace
 
 void EventTable::extend(std::vector<EventTable>&& others) {
-  std::size_t events = 0, numbers = 0, names = 0, chars = 0;
+  std::size_t events = 0, names = 0, chars = 0;
   for (const EventTable& other : others) {
     events += other.size();
-    numbers += other.numbers_.size();
     names += other.names_.size();
     chars += other.names_.chars();
   }
   if (events >= std::numeric_limits<std::uint32_t>::max() - 1 - size())
     throw std::length_error("a profile holds fewer than 2^32 - 1 events");
-  // Room for all of them at once: each column grows once, its pages mapped in one call.
+  // What each table's names, threads and lists of shapes are called here, stored in the order
+  // pushing the events one by one would store them.
   names_.reserve(names, chars);
-  detail::reserve_mapped(start_, events);
-  detail::reserve_mapped(duration_, events);
-  detail::reserve_mapped(name_, events);
-  detail::reserve_mapped(thread_, events);
-  detail::reserve_mapped(kind_, events);
-  detail::reserve_mapped(set_, events);
-  detail::reserve_mapped(block_first_, events / kBlock + others.size());
-  detail::reserve_mapped(numbers_, numbers);
-  for (EventTable& other : others) append_table(other);
+  std::vector<Renaming> renamings;
+  renamings.reserve(others.size());
+  for (const EventTable& other : others) renamings.push_back(renaming_of(other));
+  // Then the columns, which fill apart: with many events, half of them on a second thread (copying
+  // and mapping fresh pages are most of the time, and the cores can share them).
+  const std::size_t base = size();
+  const auto numbers_and_times = [&] {
+    std::size_t more = 0;
+    for (const EventTable& other : others) more += other.numbers_.size();
+    detail::reserve_mapped(numbers_, more);
+    detail::reserve_mapped(block_first_, events / kBlock + 1);
+    detail::reserve_mapped(start_, events);
+    detail::reserve_mapped(duration_, events);
+    std::size_t first = base;  // the index here of each table's first event
+    for (std::size_t k = 0; k < others.size(); ++k) {
+      append_numbers(others[k], first, renamings[k].shapes);
+      first += others[k].start_.size();
+      move_column(start_, others[k].start_);
+      move_column(duration_, others[k].duration_);
+    }
+  };
+  const auto names_and_kinds = [&] {
+    detail::reserve_mapped(name_, events);
+    detail::reserve_mapped(thread_, events);
+    detail::reserve_mapped(kind_, events);
+    detail::reserve_mapped(set_, events);
+    for (std::size_t k = 0; k < others.size(); ++k) {
+      move_ids(name_, others[k].name_, renamings[k].names);
+      move_ids(thread_, others[k].thread_, renamings[k].threads);
+      move_column(kind_, others[k].kind_);
+      set_.insert(set_.end(), others[k].set_.begin(), others[k].set_.end());  // the numbers read it still
+    }
+  };
+  std::thread helper;
+  std::exception_ptr helper_failed;
+  if (events >= (std::size_t(1) << 17)) {
+    try {
+      helper = std::thread([&] {
+        try {
+          numbers_and_times();
+        } catch (...) {
+          helper_failed = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no second thread: one after the other
+    }
+  }
+  try {
+    names_and_kinds();
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable())
+    helper.join();
+  else
+    numbers_and_times();
+  if (helper_failed) std::rethrow_exception(helper_failed);
 }
 
-void EventTable::append_table(EventTable& other) {
-  // What other's names, threads and lists of shapes are called here.
-  std::vector<std::uint32_t> names(other.names_.size()), threads(other.threads_.size()),
-      shapes(other.shape_lists_.size(), 0);
-  for (std::uint32_t id = 0; id < names.size(); ++id) names[id] = names_.intern(other.names_[id]);
-  for (std::uint32_t id = 0; id < threads.size(); ++id) {
+EventTable::Renaming EventTable::renaming_of(const EventTable& other) {
+  Renaming r;
+  r.names.resize(other.names_.size());
+  r.threads.resize(other.threads_.size());
+  r.shapes.assign(other.shape_lists_.size(), 0);
+  for (std::uint32_t id = 0; id < r.names.size(); ++id) r.names[id] = names_.intern(other.names_[id]);
+  for (std::uint32_t id = 0; id < r.threads.size(); ++id) {
     const auto [it, added] = thread_index_.try_emplace(other.threads_[id], std::uint32_t(threads_.size()));
     if (added) threads_.push_back(other.threads_[id]);
-    threads[id] = it->second;
+    r.threads[id] = it->second;
   }
   std::vector<std::int64_t> sizes;
   std::vector<std::size_t> ends;
-  for (std::uint32_t id = 1; id < shapes.size(); ++id) {
+  for (std::uint32_t id = 1; id < r.shapes.size(); ++id) {
     sizes.clear();
     ends.clear();
     for (const auto& shape : other.shape_lists_[id]) {
       sizes.insert(sizes.end(), shape.begin(), shape.end());
       ends.push_back(sizes.size());
     }
-    shapes[id] = intern_shapes(FlatShapes{sizes, ends});
+    r.shapes[id] = intern_shapes(FlatShapes{sizes, ends});
   }
+  return r;
+}
+
+void EventTable::append_numbers(EventTable& other, std::size_t first, const std::vector<std::uint32_t>& shapes) {
   // The stored numbers as they are, then each block's first and each shapes id renamed.
-  const std::size_t base = size(), n = other.size();
   std::size_t at = numbers_.size();
   move_column(numbers_, other.numbers_);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < other.set_.size(); ++i) {
     const unsigned set = other.set_[i];
-    if ((base + i) % kBlock == 0) block_first_.push_back(at);
+    if ((first + i) % kBlock == 0) block_first_.push_back(at);
     if ((set & (1u << kShapes)) != 0) {
       std::int64_t& list = numbers_[at + bits(set & ((1u << kShapes) - 1))];
       list = shapes[std::size_t(list)];
@@ -222,12 +278,6 @@ void EventTable::append_table(EventTable& other) {
     at += bits(set);
   }
   std::vector<std::uint64_t>().swap(other.block_first_);
-  move_column(start_, other.start_);
-  move_column(duration_, other.duration_);
-  move_ids(name_, other.name_, names);
-  move_ids(thread_, other.thread_, threads);
-  move_column(kind_, other.kind_);
-  move_column(set_, other.set_);
 }
 
 std::uint32_t EventTable::intern_shapes(const FlatShapes& shapes) {

@@ -96,6 +96,36 @@ std::size_t first_at_or_after(TimeAt time_at, std::size_t size, std::size_t from
   return from;
 }
 
+// Some of the ids below n, marked, each with its place among the marked ones: a bit an id and a
+// count per 64, where an array of n numbers took 8 bytes an id.
+class DenseIds {
+ public:
+  explicit DenseIds(std::size_t n) : bits_((n + 63) / 64, 0) {}
+  void add(std::size_t id) { bits_[id / 64] |= std::uint64_t(1) << (id % 64); }
+  bool has(std::size_t id) const { return (bits_[id / 64] >> (id % 64) & 1) != 0; }
+  /// Counts them: after this, size() and at().
+  void seal() {
+    before_.resize(bits_.size());
+    std::size_t count = 0;
+    for (std::size_t w = 0; w < bits_.size(); ++w) {
+      before_[w] = count;
+      count += std::size_t(__builtin_popcountll(bits_[w]));
+    }
+    size_ = count;
+  }
+  std::size_t size() const { return size_; }
+  /// The place of a marked id among them.
+  std::size_t at(std::size_t id) const {
+    const std::uint64_t below = bits_[id / 64] & ((std::uint64_t(1) << (id % 64)) - 1);
+    return before_[id / 64] + std::size_t(__builtin_popcountll(below));
+  }
+
+ private:
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::size_t> before_;
+  std::size_t size_ = 0;
+};
+
 }  // namespace
 
 EventIds Profile::SparseIdLists::of(EventId id) const {
@@ -475,15 +505,24 @@ void Profile::for_each_stats(const std::function<void(EventId, const EventStats&
   // A host event's device total is its own kernels plus its host children's totals: summed
   // backwards, every child is complete before its parent needs it (no recursion, whatever the
   // depth). The one number per event that must travel up the tree.
-  std::vector<std::int64_t> device_total = detail::filled_vector<std::int64_t>(n, 0);
+  // Only host events with kernels at or below them have one (none at all in a CPU-only profile):
+  // they are marked, walking up from each kernel owner, and their totals kept densely.
+  DenseIds with_device(n);
+  for (const std::uint32_t o : owners)
+    for (std::uint32_t u = o; u != kNone && t.on_host(u) && !with_device.has(u); u = parent_[u]) with_device.add(u);
+  with_device.seal();
+  std::vector<std::int64_t> device_total(with_device.size(), 0);
   std::size_t owner = owners.size();  // walking down: owners[owner - 1] is the last owner <= id
   for (EventId id = n; id-- > 0;) {
     while (owner > 0 && owners[owner - 1] > id) --owner;
-    if (!t.on_host(id)) continue;
-    if (owner > 0 && owners[owner - 1] == id)
-      device_total[id] = detail::sat_add(device_total[id], self_device_at(owner - 1));
+    if (!with_device.has(id)) continue;  // a marked event's host parent is marked too
+    std::int64_t& total = device_total[with_device.at(id)];
+    if (owner > 0 && owners[owner - 1] == id) total = detail::sat_add(total, self_device_at(owner - 1));
     const std::uint32_t up = parent_[id];
-    if (up != kNone && t.on_host(up)) device_total[up] = detail::sat_add(device_total[up], device_total[id]);
+    if (up != kNone && t.on_host(up)) {
+      std::int64_t& above = device_total[with_device.at(up)];
+      above = detail::sat_add(above, total);
+    }
   }
   const std::vector<bool> alone = unattributed_memory();
   std::size_t next_owner = 0;    // walking up: owners[next_owner] is the first owner >= id
@@ -504,7 +543,7 @@ void Profile::for_each_stats(const std::function<void(EventId, const EventStats&
       st.cpu_total_ns = t.end_ns(id) - t.start_ns(id);
       st.self_cpu_ns = self_ns(id);
       if (next_owner < owners.size() && owners[next_owner] == id) st.self_device_ns = self_device_at(next_owner);
-      st.device_total_ns = device_total[id];
+      st.device_total_ns = with_device.has(id) ? device_total[with_device.at(id)] : 0;
       std::tie(st.cpu_memory, st.device_memory, first_record) = memory_of(id, first_record);
       // Self memory: minus each host child's, the later children first (the order the sums
       // saturate in, were they ever to), then plus its own.

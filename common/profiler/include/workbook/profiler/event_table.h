@@ -214,7 +214,12 @@ class EventTable {
   }
   std::size_t first_number(std::size_t i) const;
   void append(const Event& event, std::uint32_t shapes);
-  void append_table(EventTable& other);
+  // How another table's name, thread and shapes ids are called here (extend).
+  struct Renaming {
+    std::vector<std::uint32_t> names, threads, shapes;
+  };
+  Renaming renaming_of(const EventTable& other);
+  void append_numbers(EventTable& other, std::size_t first, const std::vector<std::uint32_t>& shapes);
   std::uint32_t intern_shapes(const FlatShapes& shapes);
   std::uint32_t intern_thread(std::uint64_t thread);
 
