@@ -35,7 +35,7 @@ fi
 # shellcheck disable=SC2054  # the commas belong to -fsanitize=
 flags=(-std=c++17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root/common/profiler/include")
-sources=(atomic_file chrome_trace_export chrome_trace_import decimal event_table flame_graph format gpu_analysis gzip kernel_names key_averages memory_timeline normalize profile schedule svg)
+sources=(atomic_file chrome_trace_export chrome_trace_import trace_parts decimal event_table flame_graph format gpu_analysis gzip kernel_names key_averages memory_timeline normalize profile schedule svg)
 # Compile only what changed, two at a time.
 newest_header=$(ls -t "$root"/common/profiler/include/workbook/profiler/* "$root"/common/profiler/src/*.h | head -n 1)
 for s in "${sources[@]}"; do
