@@ -3,10 +3,6 @@
 // on two threads (trace_parts.h), and made a Profile by the one path both producers share.
 #include <fmt/format.h>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -33,14 +29,7 @@ using detail::TraceReader;
 Profile finish(TraceReader& reader) {
   EventTable events = reader.take_events();
   try {
-    Profile profile = detail::normalized_profile(std::move(events));
-#ifdef __GLIBC__
-    // The reader's blocks and the tree's scratch arrays were freed into the heap, where glibc keeps
-    // up to twice the largest block freed (megabytes here) as resident memory: handed back, what the
-    // caller does next (key_averages) starts from the profile's own size.
-    malloc_trim(0);
-#endif
-    return profile;
+    return detail::normalized_profile(std::move(events));
   } catch (const std::range_error& e) {
     reader.fail(e.what());
   }
