@@ -112,6 +112,31 @@ class JsonCursor {
     out = string_view_or_decode(scratch_);
     return true;
   }
+  // An object member's key and its ':', with the blanks around them (the key a view, or decoded
+  // into `scratch`).
+  std::string_view member_key(std::string& scratch) {
+    skip_ws();
+    const std::string_view key = string_view_or_decode(scratch);
+    skip_ws();
+    expect(':');
+    skip_ws();
+    return key;
+  }
+  // Steps into a container opened by `open`: false, with the value read whole, when it is anything
+  // else (skipped) or an empty container.
+  bool enter(char open, char close) {
+    if (peek() != open) {
+      skip_value();
+      return false;
+    }
+    ++p_;
+    skip_ws();
+    if (peek() == close) {
+      ++p_;
+      return false;
+    }
+    return true;
+  }
   void expect(char c) {
     if (peek() != c) bad_json(fmt::format("expected '{}' but found '{}'", c, printable(*p_)));
     ++p_;

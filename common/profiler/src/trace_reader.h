@@ -257,37 +257,23 @@ class TraceReader : JsonCursor {
   void input_dims() {
     dims_.clear();  // a block that ran out mid-shape parses the whole item again
     shape_ends_.clear();
-    if (peek() != '[') return skip_value();
-    ++p_;
-    skip_ws();
-    if (peek() == ']') {
-      ++p_;
-      return;
-    }
+    if (!enter('[', ']')) return;
     for (;;) {
       skip_ws();
-      if (peek() == '[') {
-        ++p_;
-        skip_ws();
-        if (peek() == ']') {
-          ++p_;
-        } else {
-          for (;;) {
-            skip_ws();
-            const char c = peek();
-            if (c == '-' || (c >= '0' && c <= '9')) {
-              const std::string_view t = number();
-              std::int64_t v = 0;
-              if (is_integer_text(t) && decimal_to_int(t, 0, v)) dims_.push_back(v);
-            } else {
-              skip_value();
-            }
-            if (more_members(']')) continue;
-            break;
+      if (enter('[', ']')) {  // anything but a list of sizes counts as an input without sizes
+        for (;;) {
+          skip_ws();
+          const char c = peek();
+          if (c == '-' || (c >= '0' && c <= '9')) {
+            const std::string_view t = number();
+            std::int64_t v = 0;
+            if (is_integer_text(t) && decimal_to_int(t, 0, v)) dims_.push_back(v);
+          } else {
+            skip_value();
           }
+          if (more_members(']')) continue;
+          break;
         }
-      } else {
-        skip_value();
       }
       shape_ends_.push_back(dims_.size());
       if (more_members(']')) continue;
@@ -297,20 +283,10 @@ class TraceReader : JsonCursor {
 
   void args(Event& e, std::int64_t& device_arg, bool& has_device_arg, std::int64_t& memory_device_code,
             std::int64_t& device_id) {
-    if (peek() != '{') return skip_value();
-    ++p_;
-    skip_ws();
-    if (peek() == '}') {
-      ++p_;
-      return;
-    }
+    if (!enter('{', '}')) return;
     std::string key_scratch;
     for (;;) {
-      skip_ws();
-      const std::string_view key = string_view_or_decode(key_scratch);
-      skip_ws();
-      expect(':');
-      skip_ws();
+      const std::string_view key = member_key(key_scratch);
       if (is(key, "External id"))
         e.external_id = int_or_zero();
       else if (is(key, "correlation"))
@@ -378,11 +354,7 @@ class TraceReader : JsonCursor {
       ++p_;
     } else {
       for (;;) {
-        skip_ws();
-        const std::string_view key = string_view_or_decode(key_scratch_);
-        skip_ws();
-        expect(':');
-        skip_ws();
+        const std::string_view key = member_key(key_scratch_);
         std::string_view text;
         if (is(key, "ph")) {
           has_ph = string_view_member(text);
